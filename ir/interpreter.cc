@@ -1,0 +1,55 @@
+//===- interpreter.cc - The reference interpreter: graph walk -------------===//
+#include "ir/interpreter.h"
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "ir/interpreter_kernels.h"
+
+namespace gpuc::ir {
+
+absl::StatusOr<std::vector<HostTensor>> Interpret(const Graph& graph,
+                                                  absl::Span<const HostTensor> args) {
+  if (args.size() != graph.params.size()) {
+    return absl::InvalidArgumentError(absl::StrCat("@", graph.name, " takes ", graph.params.size(),
+                                                   " arguments, got ", args.size()));
+  }
+  absl::flat_hash_map<const Node*, HostTensor> values;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const Node& p = *graph.params[i];
+    if (!(args[i].type() == p.type())) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("@", graph.name, ": argument ", i, " (%", p.name(), ") has type ",
+                       args[i].type().ToString(), ", expected ", p.type().ToString()));
+    }
+    values[&p] = args[i];
+  }
+  for (const NodeRef& n : graph.nodes) {
+    interp::Operands operands;
+    for (const NodeRef& o : n->operands()) operands.push_back(&values.at(o.get()));
+    switch (n->info().kind) {
+      case OpKind::kElementwise:
+        values[n.get()] = interp::EvalElementwiseNode(*n, operands);
+        break;
+      case OpKind::kReduction:
+        values[n.get()] = interp::EvalReductionNode(*n, *operands[0]);
+        break;
+      case OpKind::kDataMovement:
+        values[n.get()] = interp::EvalDataMovementNode(*n, operands);
+        break;
+      case OpKind::kLibrary: {
+        absl::StatusOr<HostTensor> value = interp::EvalLibraryNode(*n, operands);
+        if (!value.ok()) return value.status();
+        values[n.get()] = *std::move(value);
+        break;
+      }
+      case OpKind::kOpaque:
+        return absl::InvalidArgumentError(
+            absl::StrCat("@", graph.name, ": cannot interpret '", OpName(n->op()), "'"));
+    }
+  }
+  std::vector<HostTensor> results;
+  for (const NodeRef& r : graph.results) results.push_back(values.at(r.get()));
+  return results;
+}
+
+}  // namespace gpuc::ir

@@ -1,0 +1,117 @@
+//===- interpreter_data_movement.cc - Data movement nodes -----------------===//
+#include <cstring>
+#include <vector>
+
+#include "ir/interpreter_kernels.h"
+#include "ir/type_inference.h"
+#include "ir/wide_value.h"
+
+namespace gpuc::ir::interp {
+namespace {
+
+/// A scalar attribute ("value" of constant and pad) as a wide value; 0 when absent.
+WideValue ScalarAttr(const Node& node) {
+  const AttrValue* v = node.attrs().Find("value");
+  if (!v) return WideValue::Signed(0);
+  if (const bool* b = std::get_if<bool>(v)) return WideValue::Bool(*b);
+  if (const int64_t* i = std::get_if<int64_t>(v)) return WideValue::Signed(*i);
+  if (const double* d = std::get_if<double>(v)) return WideValue::Float(*d);
+  return WideValue::Complex(std::get<std::complex<double>>(*v));
+}
+
+void CopyElement(HostTensor& out, int64_t to, const HostTensor& in, int64_t from) {
+  std::memcpy(out.element(to), in.element(from), DTypeSize(in.dtype()));
+}
+
+}  // namespace
+
+HostTensor EvalDataMovementNode(const Node& node, const Operands& operands) {
+  HostTensor out(node.type());
+  const Shape& shape = node.shape();
+  const int rank = shape.rank();
+  std::vector<int64_t> index(rank);
+  const Attributes& attrs = node.attrs();
+
+  switch (node.op()) {
+    case OpCode::kReshape:
+      std::memcpy(out.data(), operands[0]->data(), out.size_in_bytes());
+      return out;
+    case OpCode::kConstant: {
+      WideValue value = ScalarAttr(node);
+      for (int64_t i = 0; i < out.num_elements(); ++i) StoreElement(node.dtype(), out.element(i), value);
+      return out;
+    }
+    case OpCode::kConcatenate: {
+      const int64_t axis = *attrs.Get<int64_t>("axis");
+      for (int64_t i = 0; i < out.num_elements(); ++i) {
+        UnflattenIndex(i, shape, absl::MakeSpan(index));
+        int64_t along = index[axis];
+        for (const HostTensor* t : operands) {
+          if (along < t->shape()[axis]) {
+            index[axis] = along;
+            CopyElement(out, i, *t, BroadcastOffset(index, t->shape()));
+            break;
+          }
+          along -= t->shape()[axis];
+        }
+      }
+      return out;
+    }
+    default:
+      break;
+  }
+
+  // The remaining ops map each output index to at most one input element.
+  const HostTensor& in = operands.empty() ? out : *operands[0];
+  std::vector<int64_t> in_strides = ContiguousStrides(in.shape());
+  WideValue pad_value = ScalarAttr(node);
+  for (int64_t i = 0; i < out.num_elements(); ++i) {
+    UnflattenIndex(i, shape, absl::MakeSpan(index));
+    switch (node.op()) {
+      case OpCode::kBroadcastTo:
+        CopyElement(out, i, in, BroadcastOffset(index, in.shape()));
+        break;
+      case OpCode::kTranspose: {
+        // Output axis k reads input axis perm[k].
+        const auto& perm = *attrs.Get<std::vector<int64_t>>("perm");
+        int64_t offset = 0;
+        for (int k = 0; k < rank; ++k) offset += index[k] * in_strides[perm[k]];
+        CopyElement(out, i, in, offset);
+        break;
+      }
+      case OpCode::kSlice: {
+        const auto& start = *attrs.Get<std::vector<int64_t>>("start");
+        const auto& step = *attrs.Get<std::vector<int64_t>>("step");
+        int64_t offset = 0;
+        for (int k = 0; k < rank; ++k) offset += (start[k] + index[k] * step[k]) * in_strides[k];
+        CopyElement(out, i, in, offset);
+        break;
+      }
+      case OpCode::kPad: {
+        const auto& low = *attrs.Get<std::vector<int64_t>>("low");
+        int64_t offset = 0;
+        bool inside = true;
+        for (int k = 0; k < rank && inside; ++k) {
+          int64_t source = index[k] - low[k];
+          inside = source >= 0 && source < in.shape()[k];
+          offset += source * in_strides[k];
+        }
+        if (inside) {
+          CopyElement(out, i, in, offset);
+        } else {
+          StoreElement(node.dtype(), out.element(i), pad_value);
+        }
+        break;
+      }
+      case OpCode::kIota:
+        StoreElement(node.dtype(), out.element(i),
+                     WideValue::Signed(index[*attrs.Get<int64_t>("axis")]));
+        break;
+      default:
+        break;
+    }
+  }
+  return out;
+}
+
+}  // namespace gpuc::ir::interp

@@ -1,0 +1,31 @@
+//===- interpreter_kernels.h - The interpreter's per-kind evaluators ------===//
+//
+// Internal to the interpreter: one function per op kind, each computing a node's value from
+// its operands' values. Split by kind so that each file stays one job.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GPUC_IR_INTERPRETER_KERNELS_H_
+#define GPUC_IR_INTERPRETER_KERNELS_H_
+
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "ir/host_tensor.h"
+#include "ir/node.h"
+
+namespace gpuc::ir::interp {
+
+using Operands = std::vector<const HostTensor*>;
+
+/// Offset into a row-major operand of `operand_shape` for the output index `out_index`, with
+/// NumPy broadcasting (the operand's axes align to the right; extent-1 axes repeat).
+int64_t BroadcastOffset(absl::Span<const int64_t> out_index, const Shape& operand_shape);
+
+HostTensor EvalElementwiseNode(const Node& node, const Operands& operands);
+HostTensor EvalReductionNode(const Node& node, const HostTensor& input);
+HostTensor EvalDataMovementNode(const Node& node, const Operands& operands);
+absl::StatusOr<HostTensor> EvalLibraryNode(const Node& node, const Operands& operands);
+
+}  // namespace gpuc::ir::interp
+
+#endif  // GPUC_IR_INTERPRETER_KERNELS_H_

@@ -1,0 +1,160 @@
+//===- interpreter_library.cc - Library nodes: matmul, fft, spmv ----------===//
+//
+// Straightforward definitions (a triple loop, a direct DFT, a CSR row loop) that the vendor and
+// CPU libraries are checked against. The DFT is O(n^2) per line, fine for test sizes.
+//
+//===----------------------------------------------------------------------===//
+#include <cmath>
+#include <numbers>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "ir/elementwise_semantics.h"
+#include "ir/interpreter_kernels.h"
+#include "ir/type_inference.h"
+#include "ir/wide_value.h"
+
+namespace gpuc::ir::interp {
+namespace {
+
+using Complex = std::complex<double>;
+
+HostTensor Matmul(const Node& node, const HostTensor& a, const HostTensor& b) {
+  HostTensor out(node.type());
+  const DType loop = node.dtype();
+  // Promote 1-D operands to matrices (NumPy), then index batch axes with broadcasting.
+  std::vector<int64_t> ad = a.shape().dims(), bd = b.shape().dims();
+  if (ad.size() == 1) ad.insert(ad.begin(), 1);
+  if (bd.size() == 1) bd.push_back(1);
+  const int64_t m = ad[ad.size() - 2], k = ad.back(), n = bd.back();
+  Shape a_batch(std::vector<int64_t>(ad.begin(), ad.end() - 2));
+  Shape b_batch(std::vector<int64_t>(bd.begin(), bd.end() - 2));
+  Shape batch = *BroadcastShapes(a_batch, b_batch);
+  std::vector<int64_t> batch_index(batch.rank());
+  int64_t out_pos = 0;
+  for (int64_t bi = 0; bi < batch.num_elements(); ++bi) {
+    UnflattenIndex(bi, batch, absl::MakeSpan(batch_index));
+    int64_t a_base = BroadcastOffset(batch_index, a_batch) * m * k;
+    int64_t b_base = BroadcastOffset(batch_index, b_batch) * k * n;
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        WideValue acc = ConvertTo(loop, WideValue::Signed(0));
+        for (int64_t p = 0; p < k; ++p) {
+          WideValue x = ConvertTo(loop, LoadElement(a.dtype(), a.element(a_base + i * k + p)));
+          WideValue y = ConvertTo(loop, LoadElement(b.dtype(), b.element(b_base + p * n + j)));
+          acc = EvalElementwise(OpCode::kAdd, loop,
+                                {acc, EvalElementwise(OpCode::kMul, loop, {x, y})});
+        }
+        StoreElement(node.dtype(), out.element(out_pos++), acc);
+      }
+    }
+  }
+  return out;
+}
+
+/// Applies a 1-D DFT along `axis` of a complex128 buffer in place.
+void DftAlongAxis(std::vector<Complex>& data, const Shape& shape, int axis, bool inverse,
+                  double scale) {
+  const int64_t n = shape[axis];
+  std::vector<int64_t> strides = ContiguousStrides(shape);
+  const int64_t stride = strides[axis];
+  const int64_t lines = n == 0 ? 0 : shape.num_elements() / n;
+  std::vector<Complex> line(n), result(n);
+  const double sign = inverse ? 1.0 : -1.0;
+  for (int64_t l = 0; l < lines; ++l) {
+    // The l-th line starts where the index along `axis` is 0.
+    int64_t outer = l / stride, inner = l % stride;
+    int64_t base = outer * n * stride + inner;
+    for (int64_t j = 0; j < n; ++j) line[j] = data[base + j * stride];
+    for (int64_t f = 0; f < n; ++f) {
+      Complex sum = 0;
+      for (int64_t j = 0; j < n; ++j) {
+        // Reducing j*f modulo n keeps the angle small and the twiddle accurate.
+        double angle = sign * 2.0 * std::numbers::pi * static_cast<double>((j * f) % n) / n;
+        sum += line[j] * Complex(std::cos(angle), std::sin(angle));
+      }
+      result[f] = sum * scale;
+    }
+    for (int64_t f = 0; f < n; ++f) data[base + f * stride] = result[f];
+  }
+}
+
+HostTensor Fft(const Node& node, const HostTensor& in) {
+  const Attributes& attrs = node.attrs();
+  const bool inverse = attrs.GetBool("inverse", false).value_or(false);
+  const std::string norm = attrs.Has("norm") ? *attrs.Get<std::string>("norm") : "backward";
+  std::vector<Complex> data(in.num_elements());
+  for (int64_t i = 0; i < in.num_elements(); ++i) data[i] = LoadElement(in.dtype(), in.element(i)).c;
+  for (int64_t axis : *attrs.Get<std::vector<int64_t>>("axes")) {
+    double n = static_cast<double>(in.shape()[axis]);
+    double scale = 1.0;
+    if (norm == "ortho") {
+      scale = 1.0 / std::sqrt(n);
+    } else if ((norm == "backward") == inverse) {
+      scale = 1.0 / n;
+    }
+    if (n > 0) DftAlongAxis(data, in.shape(), static_cast<int>(axis), inverse, scale);
+  }
+  HostTensor out(node.type());
+  for (int64_t i = 0; i < out.num_elements(); ++i) {
+    StoreElement(node.dtype(), out.element(i), WideValue::Complex(data[i]));
+  }
+  return out;
+}
+
+absl::StatusOr<HostTensor> Spmv(const Node& node, const Operands& operands) {
+  const HostTensor& values = *operands[0];
+  const HostTensor& columns = *operands[1];
+  const HostTensor& offsets = *operands[2];
+  const HostTensor& x = *operands[3];
+  const DType loop = node.dtype();
+  const int64_t rows = node.shape()[0], nnz = values.num_elements(), cols = x.num_elements();
+  auto index_at = [](const HostTensor& t, int64_t i) {
+    return LoadElement(t.dtype(), t.element(i)).i;
+  };
+  HostTensor out(node.type());
+  int64_t previous = 0;
+  for (int64_t r = 0; r < rows; ++r) {
+    int64_t begin = index_at(offsets, r), end = index_at(offsets, r + 1);
+    if (begin != previous || end < begin || end > nnz) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "spmv: row_offsets must start at 0 and rise to nnz = ", nnz, "; row ", r, " spans [",
+          begin, ", ", end, ")"));
+    }
+    previous = end;
+    WideValue acc = ConvertTo(loop, WideValue::Signed(0));
+    for (int64_t k = begin; k < end; ++k) {
+      int64_t c = index_at(columns, k);
+      if (c < 0 || c >= cols) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "spmv: column index ", c, " at position ", k, " is outside [0, ", cols, ")"));
+      }
+      WideValue v = ConvertTo(loop, LoadElement(values.dtype(), values.element(k)));
+      WideValue xv = ConvertTo(loop, LoadElement(x.dtype(), x.element(c)));
+      acc = EvalElementwise(OpCode::kAdd, loop, {acc, EvalElementwise(OpCode::kMul, loop, {v, xv})});
+    }
+    StoreElement(node.dtype(), out.element(r), acc);
+  }
+  if (previous != nnz && rows >= 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("spmv: row_offsets end at ", previous, " but nnz is ", nnz));
+  }
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<HostTensor> EvalLibraryNode(const Node& node, const Operands& operands) {
+  switch (node.op()) {
+    case OpCode::kMatmul:
+      return Matmul(node, *operands[0], *operands[1]);
+    case OpCode::kFft:
+      return Fft(node, *operands[0]);
+    case OpCode::kSpmv:
+      return Spmv(node, operands);
+    default:
+      return absl::InvalidArgumentError(absl::StrCat("not a library op: ", OpName(node.op())));
+  }
+}
+
+}  // namespace gpuc::ir::interp

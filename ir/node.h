@@ -1,0 +1,73 @@
+//===- node.h - Immutable IR nodes and tensor types -----------------------===//
+//
+// A Node is one operation: an op code, its result type, its operands and attributes. Nodes are
+// immutable and shared (a front-end Array holds a NodeRef), so a node can belong to several
+// graphs; use lists therefore live in the Graph, not in the node.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GPUC_IR_NODE_H_
+#define GPUC_IR_NODE_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/attributes.h"
+#include "ir/dtype.h"
+#include "ir/op.h"
+#include "ir/shape.h"
+
+namespace gpuc::ir {
+
+/// The type of an array value: element dtype and shape. Printed "f32[2,3]".
+struct TensorType {
+  DType dtype = DType::kFloat32;
+  Shape shape;
+
+  std::string ToString() const;
+  friend bool operator==(const TensorType& a, const TensorType& b) {
+    return a.dtype == b.dtype && a.shape == b.shape;
+  }
+};
+
+class Node;
+using NodeRef = std::shared_ptr<const Node>;
+
+class Node {
+ public:
+  /// Creates a node without checking it: the verifier and the front end's builders check types
+  /// (tests build invalid nodes on purpose to exercise the verifier).
+  static NodeRef Create(OpCode op, TensorType type, std::vector<NodeRef> operands = {},
+                        Attributes attrs = {}, std::string name = "");
+
+  OpCode op() const { return op_; }
+  const OpInfo& info() const { return GetOpInfo(op_); }
+  const TensorType& type() const { return type_; }
+  DType dtype() const { return type_.dtype; }
+  const Shape& shape() const { return type_.shape; }
+  const std::vector<NodeRef>& operands() const { return operands_; }
+  const Node& operand(int i) const { return *operands_[i]; }
+  int num_operands() const { return static_cast<int>(operands_.size()); }
+  const Attributes& attrs() const { return attrs_; }
+  /// A name hint for printing (may be empty or shared by several nodes).
+  const std::string& name() const { return name_; }
+
+ private:
+  Node(OpCode op, TensorType type, std::vector<NodeRef> operands, Attributes attrs,
+       std::string name)
+      : op_(op),
+        type_(std::move(type)),
+        operands_(std::move(operands)),
+        attrs_(std::move(attrs)),
+        name_(std::move(name)) {}
+
+  OpCode op_;
+  TensorType type_;
+  std::vector<NodeRef> operands_;
+  Attributes attrs_;
+  std::string name_;
+};
+
+}  // namespace gpuc::ir
+
+#endif  // GPUC_IR_NODE_H_

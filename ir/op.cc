@@ -1,0 +1,85 @@
+//===- op.cc - The operation table ----------------------------------------===//
+#include "ir/op.h"
+
+#include <array>
+#include <vector>
+
+namespace gpuc::ir {
+namespace {
+
+constexpr DTypeSet kAllTypes = (DTypeSet{1} << kNumDTypes) - 1;
+constexpr DTypeSet kIntegers = DTypeBit(DType::kInt8) | DTypeBit(DType::kUInt8) |
+                               DTypeBit(DType::kInt16) | DTypeBit(DType::kUInt16) |
+                               DTypeBit(DType::kInt32) | DTypeBit(DType::kUInt32) |
+                               DTypeBit(DType::kInt64) | DTypeBit(DType::kUInt64);
+constexpr DTypeSet kIntegerOrBool = kIntegers | DTypeBit(DType::kBool);
+constexpr DTypeSet kRealFloats = DTypeBit(DType::kFloat16) | DTypeBit(DType::kBFloat16) |
+                                 DTypeBit(DType::kFloat32) | DTypeBit(DType::kFloat64);
+constexpr DTypeSet kComplexTypes = DTypeBit(DType::kComplex64) | DTypeBit(DType::kComplex128);
+constexpr DTypeSet kInexact = kRealFloats | kComplexTypes;
+constexpr DTypeSet kNumeric = kAllTypes & ~DTypeBit(DType::kBool);
+constexpr DTypeSet kRealNumeric = kIntegers | kRealFloats;
+
+constexpr OpKind kElementwise = OpKind::kElementwise;
+constexpr OpKind kReduction = OpKind::kReduction;
+constexpr OpKind kDataMovement = OpKind::kDataMovement;
+constexpr OpKind kLibrary = OpKind::kLibrary;
+constexpr OpKind kOpaque = OpKind::kOpaque;
+
+using enum TypeRule;
+using enum CostClass;
+
+constexpr std::array kOpTable = {
+#define GPUC_OP(enumerator, text, arity, kind, rule, loops, cost) \
+  OpInfo{text, arity, kind, rule, loops, cost},
+#include "ir/ops.def"
+};
+
+}  // namespace
+
+const OpInfo& GetOpInfo(OpCode op) { return kOpTable[static_cast<int>(op)]; }
+
+std::optional<OpCode> ParseOpName(absl::string_view name) {
+  for (size_t i = 0; i < kOpTable.size(); ++i) {
+    if (kOpTable[i].name == name) return static_cast<OpCode>(i);
+  }
+  return std::nullopt;
+}
+
+absl::string_view OpKindName(OpKind kind) {
+  switch (kind) {
+    case OpKind::kElementwise:
+      return "elementwise";
+    case OpKind::kReduction:
+      return "reduction";
+    case OpKind::kDataMovement:
+      return "data_movement";
+    case OpKind::kLibrary:
+      return "library";
+    case OpKind::kOpaque:
+      return "opaque";
+  }
+  return "?";
+}
+
+const std::vector<OpCode>& AllOps() {
+  static const std::vector<OpCode> ops = [] {
+    std::vector<OpCode> all;
+    for (size_t i = 0; i < kOpTable.size(); ++i) all.push_back(static_cast<OpCode>(i));
+    return all;
+  }();
+  return ops;
+}
+
+std::optional<DType> SelectLoop(OpCode op, DType promoted) {
+  DTypeSet loops = GetOpInfo(op).loops;
+  for (int i = 0; i < kNumDTypes; ++i) {
+    DType candidate = static_cast<DType>(i);
+    if (Contains(loops, candidate) && CanCast(promoted, candidate, Casting::kSafe)) {
+      return candidate;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace gpuc::ir

@@ -1,0 +1,461 @@
+//===- type_inference.cc - Result types of IR operations ------------------===//
+#include "ir/type_inference.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace gpuc::ir {
+namespace {
+
+std::string DTypeList(absl::Span<const TensorType> operands) {
+  return absl::StrJoin(operands, ", ", [](std::string* out, const TensorType& t) {
+    absl::StrAppend(out, DTypeName(t.dtype));
+  });
+}
+
+std::string TypeList(absl::Span<const TensorType> operands) {
+  return absl::StrJoin(operands, ", ", [](std::string* out, const TensorType& t) {
+    absl::StrAppend(out, t.ToString());
+  });
+}
+
+std::string LoopList(OpCode op) {
+  std::vector<absl::string_view> names;
+  for (int i = 0; i < kNumDTypes; ++i) {
+    if (Contains(GetOpInfo(op).loops, static_cast<DType>(i))) {
+      names.push_back(DTypeName(static_cast<DType>(i)));
+    }
+  }
+  return absl::StrJoin(names, ", ");
+}
+
+absl::Status OpError(OpCode op, absl::string_view message) {
+  return absl::InvalidArgumentError(absl::StrCat(OpName(op), ": ", message));
+}
+
+absl::Status Prefixed(OpCode op, const absl::Status& status) {
+  return OpError(op, status.message());
+}
+
+/// Promotes all operand dtypes and selects the op's loop.
+absl::StatusOr<DType> SelectLoopFor(OpCode op, absl::Span<const TensorType> operands) {
+  DType promoted = operands.empty() ? DType::kBool : operands[0].dtype;
+  for (const TensorType& t : operands) promoted = PromoteTypes(promoted, t.dtype);
+  if (GetOpInfo(op).type_rule == TypeRule::kTrueDivide && !IsInexact(promoted)) {
+    promoted = DType::kFloat64;  // NumPy divides integers in double
+  }
+  std::optional<DType> loop = SelectLoop(op, promoted);
+  if (!loop) {
+    return OpError(op, absl::StrCat("not supported for dtype ", DTypeList(operands),
+                                    " (it computes in ", LoopList(op), ")"));
+  }
+  return *loop;
+}
+
+absl::StatusOr<TensorType> RequireRequested(OpCode op,
+                                            const std::optional<TensorType>& requested) {
+  if (!requested) return OpError(op, "the result type must be given");
+  if (absl::Status s = ValidateShape(requested->shape); !s.ok()) return Prefixed(op, s);
+  return *requested;
+}
+
+absl::Status CheckArity(OpCode op, size_t count) {
+  int arity = GetOpInfo(op).arity;
+  if (arity == kVariadic) {
+    if (count == 0) return OpError(op, "takes at least one operand");
+    return absl::OkStatus();
+  }
+  if (static_cast<int>(count) != arity) {
+    return OpError(op, absl::StrCat("takes ", arity, " operand", arity == 1 ? "" : "s", ", got ",
+                                    count));
+  }
+  return absl::OkStatus();
+}
+
+/// Reduction axes must be valid, sorted and unique: the IR keeps one spelling per reduction.
+absl::StatusOr<std::vector<int64_t>> ReductionAxes(OpCode op, const Attributes& attrs, int rank) {
+  absl::StatusOr<std::vector<int64_t>> axes = attrs.GetInts("axes");
+  if (!axes.ok()) return Prefixed(op, axes.status());
+  for (size_t i = 0; i < axes->size(); ++i) {
+    int64_t a = (*axes)[i];
+    if (a < 0 || a >= rank) {
+      return OpError(op, absl::StrCat("axis ", a, " is out of range for rank ", rank));
+    }
+    if (i > 0 && a <= (*axes)[i - 1]) {
+      return OpError(op, absl::StrCat("axes [", absl::StrJoin(*axes, ","),
+                                      "] must be sorted and unique"));
+    }
+  }
+  return axes;
+}
+
+absl::StatusOr<TensorType> InferReduction(OpCode op, const TensorType& in,
+                                          const Attributes& attrs) {
+  absl::StatusOr<std::vector<int64_t>> axes = ReductionAxes(op, attrs, in.shape.rank());
+  if (!axes.ok()) return axes.status();
+  absl::StatusOr<bool> keepdims = attrs.GetBool("keepdims", false);
+  if (!keepdims.ok()) return Prefixed(op, keepdims.status());
+  std::vector<int64_t> dims;
+  for (int i = 0; i < in.shape.rank(); ++i) {
+    bool reduced = std::find(axes->begin(), axes->end(), i) != axes->end();
+    if (!reduced) {
+      dims.push_back(in.shape[i]);
+    } else if (*keepdims) {
+      dims.push_back(1);
+    }
+    if (reduced && in.shape[i] == 0 &&
+        (op == OpCode::kReduceMin || op == OpCode::kReduceMax || op == OpCode::kArgMin ||
+         op == OpCode::kArgMax)) {
+      return OpError(op, absl::StrCat("zero-size axis ", i, " of ", in.ToString(),
+                                      " has no identity"));
+    }
+  }
+  absl::StatusOr<DType> loop = SelectLoopFor(op, {in});
+  if (!loop.ok()) return loop.status();
+  DType result = *loop;
+  switch (GetOpInfo(op).type_rule) {
+    case TypeRule::kAccumulator:
+      if (in.dtype == DType::kBool || KindOf(in.dtype) == DTypeKind::kSigned) {
+        result = DType::kInt64;
+      } else if (KindOf(in.dtype) == DTypeKind::kUnsigned) {
+        result = DType::kUInt64;
+      }
+      break;
+    case TypeRule::kBoolResult:
+      result = DType::kBool;
+      break;
+    case TypeRule::kIndexResult:
+      result = DType::kInt64;
+      break;
+    default:
+      break;
+  }
+  return TensorType{result, Shape(std::move(dims))};
+}
+
+absl::StatusOr<TensorType> InferElementwise(OpCode op, absl::Span<const TensorType> operands,
+                                            const std::optional<TensorType>& requested) {
+  std::vector<Shape> shapes;
+  for (const TensorType& t : operands) shapes.push_back(t.shape);
+  absl::StatusOr<Shape> shape = BroadcastShapes(shapes);
+  if (!shape.ok()) return Prefixed(op, shape.status());
+  const TypeRule rule = GetOpInfo(op).type_rule;
+  if (rule == TypeRule::kGiven) {  // cast: any dtype to any dtype, same shape
+    absl::StatusOr<TensorType> type = RequireRequested(op, requested);
+    if (!type.ok()) return type;
+    if (type->shape != operands[0].shape) {
+      return OpError(op, absl::StrCat("result shape ", type->shape.ToString(),
+                                      " differs from the operand's ",
+                                      operands[0].shape.ToString()));
+    }
+    return type;
+  }
+  if (rule == TypeRule::kWhereRule) {
+    if (operands[0].dtype != DType::kBool) {
+      return OpError(op, absl::StrCat("condition must be bool, not ",
+                                      DTypeName(operands[0].dtype)));
+    }
+    return TensorType{PromoteTypes(operands[1].dtype, operands[2].dtype), *std::move(shape)};
+  }
+  absl::StatusOr<DType> loop = SelectLoopFor(op, operands);
+  if (!loop.ok()) return loop.status();
+  DType result = *loop;
+  if (rule == TypeRule::kBoolResult) result = DType::kBool;
+  if (rule == TypeRule::kRealOfLoop) result = RealPart(result);
+  return TensorType{result, *std::move(shape)};
+}
+
+absl::Status CheckSameDType(OpCode op, absl::Span<const TensorType> operands) {
+  for (const TensorType& t : operands) {
+    if (t.dtype != operands[0].dtype) {
+      return OpError(op, absl::StrCat("operands must share a dtype, got ", DTypeList(operands)));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<TensorType> InferSlice(OpCode op, const TensorType& in, const Attributes& attrs) {
+  absl::StatusOr<std::vector<int64_t>> start = attrs.GetInts("start");
+  absl::StatusOr<std::vector<int64_t>> stop = attrs.GetInts("stop");
+  absl::StatusOr<std::vector<int64_t>> step = attrs.GetInts("step");
+  for (const auto* s : {&start, &stop, &step}) {
+    if (!s->ok()) return Prefixed(op, s->status());
+  }
+  int rank = in.shape.rank();
+  if (static_cast<int>(start->size()) != rank || static_cast<int>(stop->size()) != rank ||
+      static_cast<int>(step->size()) != rank) {
+    return OpError(op, absl::StrCat("start, stop and step need ", rank, " entries for ",
+                                    in.ToString()));
+  }
+  std::vector<int64_t> dims(rank);
+  for (int i = 0; i < rank; ++i) {
+    int64_t b = (*start)[i], e = (*stop)[i], s = (*step)[i], d = in.shape[i];
+    // The normalized form of Python's slice.indices(d): forward slices stay in [0, d], backward
+    // ones in [-1, d - 1] (stop = -1 means "through index 0").
+    bool ok = s > 0 ? (b >= 0 && b <= d && e >= 0 && e <= d)
+                    : (s < 0 && b >= -1 && b <= d - 1 && e >= -1 && e <= d - 1);
+    if (!ok) {
+      return OpError(op, absl::StrCat("axis ", i, ": start ", b, ", stop ", e, ", step ", s,
+                                      " is not a normalized slice of extent ", d));
+    }
+    dims[i] = SliceLength(b, e, s);
+  }
+  return TensorType{in.dtype, Shape(std::move(dims))};
+}
+
+absl::StatusOr<TensorType> InferDataMovement(OpCode op, absl::Span<const TensorType> operands,
+                                             const Attributes& attrs,
+                                             const std::optional<TensorType>& requested) {
+  switch (op) {
+    case OpCode::kBroadcastTo:
+    case OpCode::kReshape: {
+      absl::StatusOr<TensorType> type = RequireRequested(op, requested);
+      if (!type.ok()) return type;
+      const TensorType& in = operands[0];
+      if (type->dtype != in.dtype) {
+        return OpError(op, absl::StrCat("result dtype ", DTypeName(type->dtype),
+                                        " differs from the operand's ", DTypeName(in.dtype)));
+      }
+      if (op == OpCode::kReshape && type->shape.num_elements() != in.shape.num_elements()) {
+        return OpError(op, absl::StrCat("cannot reshape ", in.ToString(), " (",
+                                        in.shape.num_elements(), " elements) to ",
+                                        type->shape.ToString()));
+      }
+      if (op == OpCode::kBroadcastTo && !BroadcastsTo(in.shape, type->shape)) {
+        return OpError(op, absl::StrCat("cannot broadcast ", in.ToString(), " to ",
+                                        type->shape.ToString()));
+      }
+      return type;
+    }
+    case OpCode::kTranspose: {
+      absl::StatusOr<std::vector<int64_t>> perm = attrs.GetInts("perm");
+      if (!perm.ok()) return Prefixed(op, perm.status());
+      const TensorType& in = operands[0];
+      std::vector<int64_t> sorted = *perm;
+      std::sort(sorted.begin(), sorted.end());
+      std::vector<int64_t> identity(in.shape.rank());
+      std::iota(identity.begin(), identity.end(), 0);
+      if (sorted != identity) {
+        return OpError(op, absl::StrCat("perm [", absl::StrJoin(*perm, ","),
+                                        "] is not a permutation of the axes of ", in.ToString()));
+      }
+      std::vector<int64_t> dims;
+      for (int64_t p : *perm) dims.push_back(in.shape[static_cast<int>(p)]);
+      return TensorType{in.dtype, Shape(std::move(dims))};
+    }
+    case OpCode::kSlice:
+      return InferSlice(op, operands[0], attrs);
+    case OpCode::kConcatenate: {
+      if (absl::Status s = CheckSameDType(op, operands); !s.ok()) return s;
+      absl::StatusOr<int64_t> axis = attrs.GetInt("axis");
+      if (!axis.ok()) return Prefixed(op, axis.status());
+      const Shape& first = operands[0].shape;
+      if (*axis < 0 || *axis >= first.rank()) {
+        return OpError(op, absl::StrCat("axis ", *axis, " is out of range for rank ",
+                                        first.rank()));
+      }
+      std::vector<int64_t> dims = first.dims();
+      dims[*axis] = 0;
+      for (const TensorType& t : operands) {
+        bool compatible = t.shape.rank() == first.rank();
+        for (int i = 0; compatible && i < first.rank(); ++i) {
+          compatible = i == *axis || t.shape[i] == first[i];
+        }
+        if (!compatible) {
+          return OpError(op, absl::StrCat("shapes ", TypeList(operands),
+                                          " differ outside axis ", *axis));
+        }
+        dims[*axis] += t.shape[static_cast<int>(*axis)];
+      }
+      TensorType result{operands[0].dtype, Shape(std::move(dims))};
+      if (absl::Status s = ValidateShape(result.shape); !s.ok()) return Prefixed(op, s);
+      return result;
+    }
+    case OpCode::kPad: {
+      absl::StatusOr<std::vector<int64_t>> low = attrs.GetInts("low");
+      absl::StatusOr<std::vector<int64_t>> high = attrs.GetInts("high");
+      if (!low.ok()) return Prefixed(op, low.status());
+      if (!high.ok()) return Prefixed(op, high.status());
+      const TensorType& in = operands[0];
+      if (static_cast<int>(low->size()) != in.shape.rank() ||
+          static_cast<int>(high->size()) != in.shape.rank()) {
+        return OpError(op, absl::StrCat("low and high need ", in.shape.rank(), " entries for ",
+                                        in.ToString()));
+      }
+      if (const AttrValue* v = attrs.Find("value");
+          v && !std::holds_alternative<bool>(*v) && !std::holds_alternative<int64_t>(*v) &&
+          !std::holds_alternative<double>(*v) && !std::holds_alternative<std::complex<double>>(*v)) {
+        return OpError(op, absl::StrCat("attribute 'value' must be a number, not ",
+                                        AttrTypeName(*v)));
+      }
+      std::vector<int64_t> dims = in.shape.dims();
+      for (int i = 0; i < in.shape.rank(); ++i) {
+        int64_t l = (*low)[i], h = (*high)[i];
+        // Bounded so the sum cannot overflow; ValidateShape then bounds the element count.
+        if (l < 0 || h < 0 || l > kMaxElements || h > kMaxElements) {
+          return OpError(op, absl::StrCat("padding of axis ", i, " must be in [0, 2^56], got ",
+                                          l, " and ", h));
+        }
+        dims[i] += l + h;
+      }
+      TensorType result{in.dtype, Shape(std::move(dims))};
+      if (absl::Status s = ValidateShape(result.shape); !s.ok()) return Prefixed(op, s);
+      return result;
+    }
+    case OpCode::kIota: {
+      absl::StatusOr<TensorType> type = RequireRequested(op, requested);
+      if (!type.ok()) return type;
+      absl::StatusOr<int64_t> axis = attrs.GetInt("axis");
+      if (!axis.ok()) return Prefixed(op, axis.status());
+      if (*axis < 0 || *axis >= type->shape.rank()) {
+        return OpError(op, absl::StrCat("axis ", *axis, " is out of range for ",
+                                        type->ToString()));
+      }
+      if (!Contains(GetOpInfo(op).loops, type->dtype)) {
+        return OpError(op, absl::StrCat("dtype ", DTypeName(type->dtype), " is not supported"));
+      }
+      return type;
+    }
+    case OpCode::kConstant: {
+      absl::StatusOr<TensorType> type = RequireRequested(op, requested);
+      if (!type.ok()) return type;
+      const AttrValue* v = attrs.Find("value");
+      if (!v) return OpError(op, "missing attribute 'value'");
+      bool numeric = std::holds_alternative<bool>(*v) || std::holds_alternative<int64_t>(*v) ||
+                     std::holds_alternative<double>(*v) ||
+                     std::holds_alternative<std::complex<double>>(*v);
+      if (!numeric) {
+        return OpError(op, absl::StrCat("attribute 'value' must be a number, not ",
+                                        AttrTypeName(*v)));
+      }
+      return type;
+    }
+    default:
+      return OpError(op, "is not a data movement op");
+  }
+}
+
+absl::StatusOr<TensorType> InferMatmul(OpCode op, absl::Span<const TensorType> operands) {
+  const TensorType& a = operands[0];
+  const TensorType& b = operands[1];
+  if (a.shape.rank() == 0 || b.shape.rank() == 0) {
+    return OpError(op, absl::StrCat("operands must have rank >= 1, got ", TypeList(operands)));
+  }
+  // NumPy's matmul: a 1-D operand gains a unit axis (prepended for a, appended for b) that is
+  // removed from the result; leading axes are batch axes and broadcast.
+  std::vector<int64_t> ad = a.shape.dims(), bd = b.shape.dims();
+  if (ad.size() == 1) ad.insert(ad.begin(), 1);
+  if (bd.size() == 1) bd.push_back(1);
+  int64_t k_a = ad.back(), k_b = bd[bd.size() - 2];
+  if (k_a != k_b) {
+    return OpError(op, absl::StrCat("contracted extents differ: ", a.ToString(), " @ ",
+                                    b.ToString(), " (", k_a, " vs ", k_b, ")"));
+  }
+  Shape batch_a(std::vector<int64_t>(ad.begin(), ad.end() - 2));
+  Shape batch_b(std::vector<int64_t>(bd.begin(), bd.end() - 2));
+  absl::StatusOr<Shape> batch = BroadcastShapes(batch_a, batch_b);
+  if (!batch.ok()) {
+    return OpError(op, absl::StrCat("batch axes of ", a.ToString(), " and ", b.ToString(),
+                                    " do not broadcast"));
+  }
+  std::vector<int64_t> dims = batch->dims();
+  if (a.shape.rank() > 1) dims.push_back(ad[ad.size() - 2]);
+  if (b.shape.rank() > 1) dims.push_back(bd.back());
+  absl::StatusOr<DType> loop = SelectLoopFor(op, operands);
+  if (!loop.ok()) return loop.status();
+  return TensorType{*loop, Shape(std::move(dims))};
+}
+
+absl::StatusOr<TensorType> InferLibrary(OpCode op, absl::Span<const TensorType> operands,
+                                        const Attributes& attrs) {
+  switch (op) {
+    case OpCode::kMatmul:
+      return InferMatmul(op, operands);
+    case OpCode::kFft: {
+      absl::StatusOr<std::vector<int64_t>> axes = ReductionAxes(op, attrs, operands[0].shape.rank());
+      if (!axes.ok()) return axes.status();
+      if (axes->empty()) return OpError(op, "needs at least one axis");
+      if (absl::StatusOr<bool> inv = attrs.GetBool("inverse", false); !inv.ok()) {
+        return Prefixed(op, inv.status());
+      }
+      if (attrs.Has("norm")) {
+        absl::StatusOr<std::string> norm = attrs.GetString("norm");
+        if (!norm.ok()) return Prefixed(op, norm.status());
+        if (*norm != "backward" && *norm != "ortho" && *norm != "forward") {
+          return OpError(op, absl::StrCat("norm must be backward, ortho or forward, not '",
+                                          *norm, "'"));
+        }
+      }
+      absl::StatusOr<DType> loop = SelectLoopFor(op, operands);
+      if (!loop.ok()) return loop.status();
+      if (*loop != operands[0].dtype) {
+        return OpError(op, absl::StrCat("operand must be complex64 or complex128, not ",
+                                        DTypeName(operands[0].dtype)));
+      }
+      return TensorType{*loop, operands[0].shape};
+    }
+    case OpCode::kSpmv: {
+      const TensorType& values = operands[0];
+      const TensorType& columns = operands[1];
+      const TensorType& offsets = operands[2];
+      const TensorType& x = operands[3];
+      bool index_ok = (columns.dtype == DType::kInt32 || columns.dtype == DType::kInt64) &&
+                      offsets.dtype == columns.dtype;
+      bool ranks_ok = values.shape.rank() == 1 && columns.shape.rank() == 1 &&
+                      offsets.shape.rank() == 1 && x.shape.rank() == 1 &&
+                      values.shape[0] == columns.shape[0] && offsets.shape[0] >= 1;
+      if (!index_ok || !ranks_ok) {
+        return OpError(op, absl::StrCat("expects values T[nnz], col_indices and row_offsets "
+                                        "i32|i64 [nnz] and [rows+1], x T[cols]; got ",
+                                        TypeList(operands)));
+      }
+      absl::StatusOr<DType> loop = SelectLoopFor(op, {values, x});
+      if (!loop.ok()) return loop.status();
+      return TensorType{*loop, Shape({offsets.shape[0] - 1})};
+    }
+    default:
+      return OpError(op, "is not a library op");
+  }
+}
+
+}  // namespace
+
+int64_t SliceLength(int64_t start, int64_t stop, int64_t step) {
+  if (step > 0) return stop > start ? (stop - start + step - 1) / step : 0;
+  return start > stop ? (start - stop - step - 1) / -step : 0;
+}
+
+absl::StatusOr<TensorType> InferResultType(OpCode op, absl::Span<const TensorType> operands,
+                                           const Attributes& attrs,
+                                           const std::optional<TensorType>& requested) {
+  if (absl::Status s = CheckArity(op, operands.size()); !s.ok()) return s;
+  switch (GetOpInfo(op).kind) {
+    case OpKind::kElementwise:
+      return InferElementwise(op, operands, requested);
+    case OpKind::kReduction:
+      return InferReduction(op, operands[0], attrs);
+    case OpKind::kDataMovement:
+      return InferDataMovement(op, operands, attrs, requested);
+    case OpKind::kLibrary:
+      return InferLibrary(op, operands, attrs);
+    case OpKind::kOpaque:
+      return RequireRequested(op, requested);
+  }
+  return OpError(op, "unknown op kind");
+}
+
+absl::StatusOr<DType> ComputeDType(OpCode op, absl::Span<const TensorType> operands) {
+  const OpInfo& info = GetOpInfo(op);
+  if (info.kind == OpKind::kDataMovement || info.kind == OpKind::kOpaque ||
+      info.type_rule == TypeRule::kWhereRule || info.type_rule == TypeRule::kGiven) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(info.name, ": has no compute loop; use the result dtype"));
+  }
+  if (op == OpCode::kSpmv) return SelectLoopFor(op, {operands[0], operands[3]});
+  return SelectLoopFor(op, operands);
+}
+
+}  // namespace gpuc::ir

@@ -1,0 +1,55 @@
+//===- wide_value.h - Elements widened for exact reference computation ----===//
+//
+// The reference interpreter computes every element in a wide domain: bool, int64 for signed
+// integers, uint64 for unsigned, double for floats, complex<double> for complex. An element is
+// loaded from its storage dtype into that domain, computed on, and stored back with one rounding
+// (or two's-complement wrap for integers). The conversions here are gpuc's cast semantics, which
+// every backend must match (docs/ir.md, "cast").
+//
+//===----------------------------------------------------------------------===//
+#ifndef GPUC_IR_WIDE_VALUE_H_
+#define GPUC_IR_WIDE_VALUE_H_
+
+#include <complex>
+#include <cstddef>
+#include <cstdint>
+
+#include "ir/dtype.h"
+
+namespace gpuc::ir {
+
+/// The domain a dtype computes in: bool, signed, unsigned, float or complex.
+inline DTypeKind DomainOf(DType d) { return KindOf(d); }
+
+struct WideValue {
+  DTypeKind domain = DTypeKind::kBool;
+  bool b = false;
+  int64_t i = 0;
+  uint64_t u = 0;
+  double f = 0;
+  std::complex<double> c;
+
+  static WideValue Bool(bool v) { return {DTypeKind::kBool, v}; }
+  static WideValue Signed(int64_t v) { return {DTypeKind::kSigned, false, v}; }
+  static WideValue Unsigned(uint64_t v) { return {DTypeKind::kUnsigned, false, 0, v}; }
+  static WideValue Float(double v) { return {DTypeKind::kFloat, false, 0, 0, v}; }
+  static WideValue Complex(std::complex<double> v) {
+    return {DTypeKind::kComplex, false, 0, 0, 0, v};
+  }
+};
+
+/// Reads the element at `p` stored as `dtype`.
+WideValue LoadElement(DType dtype, const std::byte* p);
+/// Converts `value` to `dtype` and writes it at `p`: rounding to nearest even for floats,
+/// wrapping for integers, truncation toward zero with saturation (NaN -> 0) from float to
+/// integer, the real part from complex to real, non-zero -> true to bool.
+void StoreElement(DType dtype, std::byte* p, const WideValue& value);
+/// Converts `value` into `dtype`'s domain, rounded to `dtype` (so an f16 loop sees f16 values).
+WideValue ConvertTo(DType dtype, const WideValue& value);
+
+/// Truthiness, as NumPy's logical ops read any dtype (NaN is true).
+bool IsTruthy(const WideValue& value);
+
+}  // namespace gpuc::ir
+
+#endif  // GPUC_IR_WIDE_VALUE_H_

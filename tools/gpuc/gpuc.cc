@@ -1,0 +1,184 @@
+//===- gpuc.cc - The gpuc command-line tool -------------------------------===//
+//
+// Reads a function in the textual IR (or its JSON form), verifies it, and dumps a stage
+// (--emit) or runs it (--run) and prints a summary of each result. Exit status: 0 on success,
+// 1 on any error, with one clear message on stderr.
+//
+//===----------------------------------------------------------------------===//
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "ir/interpreter.h"
+#include "ir/json.h"
+#include "ir/npy.h"
+#include "ir/parser.h"
+#include "ir/printer.h"
+#include "ir/value_names.h"
+#include "ir/verifier.h"
+#include "tools/gpuc/options.h"
+#include "tools/gpuc/random_inputs.h"
+#include "tools/gpuc/tensor_summary.h"
+
+namespace gpuc::tool {
+namespace {
+
+absl::StatusOr<std::string> ReadInput(const std::string& path) {
+  std::stringstream buffer;
+  if (path == "-") {
+    buffer << std::cin.rdbuf();
+    return buffer.str();
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot open '", path, "'"));
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+absl::StatusOr<ir::Graph> LoadGraph(const Options& options) {
+  absl::StatusOr<std::string> text = ReadInput(options.input_path);
+  if (!text.ok()) return text.status();
+  absl::string_view trimmed = *text;
+  while (!trimmed.empty() && std::isspace(static_cast<unsigned char>(trimmed.front()))) {
+    trimmed.remove_prefix(1);
+  }
+  absl::StatusOr<ir::Graph> graph;
+  if (absl::EndsWith(options.input_path, ".json") || absl::StartsWith(trimmed, "{")) {
+    nlohmann::json json = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
+    if (json.is_discarded()) return absl::InvalidArgumentError("not valid JSON");
+    graph = ir::FromJson(json);
+  } else {
+    graph = ir::Parse(*text);
+  }
+  if (!graph.ok()) return graph.status();
+  if (options.verify) {
+    if (absl::Status s = ir::Verify(*graph); !s.ok()) return s;
+  }
+  return graph;
+}
+
+absl::Status WriteOutput(const Options& options, const std::string& text) {
+  if (options.output_path.empty()) {
+    std::cout << text;
+    return absl::OkStatus();
+  }
+  std::ofstream out(options.output_path, std::ios::binary);
+  out << text;
+  if (!out) return absl::InternalError(absl::StrCat("cannot write '", options.output_path, "'"));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<ir::HostTensor>> LoadArguments(const Options& options,
+                                                          const ir::Graph& graph) {
+  if (options.inputs == "random") return RandomArguments(graph, options.seed);
+  std::vector<ir::HostTensor> args;
+  for (absl::string_view path : absl::StrSplit(options.inputs, ',', absl::SkipEmpty())) {
+    absl::StatusOr<ir::HostTensor> t = ir::LoadNpy(std::string(path));
+    if (!t.ok()) return t.status();
+    args.push_back(*std::move(t));
+  }
+  return args;
+}
+
+absl::Status Run(const Options& options, const ir::Graph& graph) {
+  if (options.target != "interp") {
+    return absl::UnimplementedError(
+        absl::StrCat("--target=", options.target, ": only the reference interpreter "
+                     "(--target=interp) exists yet; the host and cuda back ends are issues 4 and 6"));
+  }
+  absl::StatusOr<std::vector<ir::HostTensor>> args = LoadArguments(options, graph);
+  if (!args.ok()) return args.status();
+  absl::StatusOr<std::vector<ir::HostTensor>> results = ir::Interpret(graph, *args);
+  if (!results.ok()) return results.status();
+  ir::ValueNames names(graph);
+  std::string out = absl::StrCat("@", graph.name, " on ", options.target, " (inputs: ",
+                                 options.inputs == "random"
+                                     ? absl::StrCat("random, seed ", options.seed)
+                                     : options.inputs,
+                                 ")\n");
+  for (size_t i = 0; i < results->size(); ++i) {
+    absl::StrAppend(&out, SummarizeTensor(absl::StrCat("%", names.NameOf(graph.results[i].get())),
+                                          (*results)[i], options.show_values));
+    if (!options.save_outputs.empty()) {
+      std::string path = absl::StrCat(options.save_outputs, "/result", i, ".npy");
+      if (absl::Status s = ir::SaveNpy(path, (*results)[i]); !s.ok()) return s;
+    }
+  }
+  std::cout << out;
+  return absl::OkStatus();
+}
+
+std::string InfoText() {
+  return absl::StrCat("gpuc ", GPUC_VERSION, "\n", "LLVM: ", GPUC_LLVM_VERSION, "\n",
+                      "targets: interp (reference interpreter)\n",
+                      "cuda: not built yet (the GPU runtime is issue 5)\n");
+}
+
+std::string OpListText() {
+  std::string out;
+  for (ir::OpCode op : ir::AllOps()) {
+    const ir::OpInfo& info = ir::GetOpInfo(op);
+    absl::StrAppend(&out, info.name, "\t",
+                    info.arity == ir::kVariadic ? std::string("variadic") : absl::StrCat(info.arity),
+                    "\t", ir::OpKindName(info.kind), "\n");
+  }
+  return out;
+}
+
+absl::Status Main(const Options& options) {
+  if (options.help) {
+    std::cout << UsageText();
+    return absl::OkStatus();
+  }
+  if (options.version) {
+    std::cout << "gpuc " << GPUC_VERSION << "\n";
+    return absl::OkStatus();
+  }
+  if (options.info) {
+    std::cout << InfoText();
+    return absl::OkStatus();
+  }
+  if (options.list_ops) {
+    std::cout << OpListText();
+    return absl::OkStatus();
+  }
+  absl::StatusOr<ir::Graph> graph = LoadGraph(options);
+  if (!graph.ok()) {
+    return absl::Status(graph.status().code(),
+                        absl::StrCat(options.input_path, ":", graph.status().message()));
+  }
+  if (options.emit == "ir") {
+    if (absl::Status s = WriteOutput(options, ir::Print(*graph)); !s.ok()) return s;
+  } else if (options.emit == "json") {
+    if (absl::Status s = WriteOutput(options, ir::ToJson(*graph).dump(2) + "\n"); !s.ok()) return s;
+  } else if (!options.emit.empty()) {
+    return absl::UnimplementedError(absl::StrCat(
+        "--emit=", options.emit, ": this stage does not exist yet (passes, fusion and codegen "
+        "arrive with issues 4 and 6)"));
+  }
+  if (options.run) return Run(options, *graph);
+  return absl::OkStatus();
+}
+
+}  // namespace
+}  // namespace gpuc::tool
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  absl::StatusOr<gpuc::tool::Options> options = gpuc::tool::ParseOptions(args);
+  if (!options.ok()) {
+    std::cerr << "gpuc: error: " << options.status().message() << "\n";
+    return 1;
+  }
+  if (absl::Status s = gpuc::tool::Main(*options); !s.ok()) {
+    std::cerr << "gpuc: error: " << s.message() << "\n";
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,99 @@
+//===- options.cc - The gpuc tool's command-line flags --------------------===//
+#include "tools/gpuc/options.h"
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+
+namespace gpuc::tool {
+
+std::string UsageText() {
+  return R"(usage: gpuc FILE.gir|FILE.json [options]
+       gpuc --info | --list-ops | --help | --version
+
+Reads a gpuc IR function and dumps a stage or runs it.
+
+  --emit=ir|json        print the verified graph as .gir text or JSON
+  -o FILE               write --emit output to FILE instead of stdout
+  --run                 run the function and print a summary of every result
+  --inputs=random|A.npy,B.npy
+                        arguments for --run: seeded random values (default) or .npy files
+  --seed=N              seed for --inputs=random (default 0)
+  --target=interp       where --run executes; the reference interpreter is the only target
+                        until the compiled back ends land
+  --save-outputs=DIR    write each result of --run to DIR/result<i>.npy
+  --show=N              leading values printed per result (default 8)
+  --no-verify           skip the verifier (for debugging the verifier itself)
+  --info                versions and back ends
+  --list-ops            the op table: name, arity, kind
+)";
+}
+
+absl::StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
+  Options options;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    auto value_of = [&](absl::string_view flag) -> std::string {
+      return arg.substr(flag.size() + 1);  // after "--flag="
+    };
+    auto is_flag = [&](absl::string_view flag) {
+      return absl::StartsWith(arg, absl::StrCat(flag, "="));
+    };
+    if (arg == "--help" || arg == "-h") {
+      options.help = true;
+    } else if (arg == "--version") {
+      options.version = true;
+    } else if (arg == "--info") {
+      options.info = true;
+    } else if (arg == "--list-ops") {
+      options.list_ops = true;
+    } else if (arg == "--run") {
+      options.run = true;
+    } else if (arg == "--no-verify") {
+      options.verify = false;
+    } else if (is_flag("--emit")) {
+      options.emit = value_of("--emit");
+    } else if (arg == "-o") {
+      if (i + 1 >= args.size()) return absl::InvalidArgumentError("-o needs a file name");
+      options.output_path = args[++i];
+    } else if (is_flag("--inputs")) {
+      options.inputs = value_of("--inputs");
+    } else if (is_flag("--seed")) {
+      if (!absl::SimpleAtoi(value_of("--seed"), &options.seed)) {
+        return absl::InvalidArgumentError(absl::StrCat("--seed needs an unsigned integer, got '",
+                                                       value_of("--seed"), "'"));
+      }
+    } else if (is_flag("--show")) {
+      if (!absl::SimpleAtoi(value_of("--show"), &options.show_values) || options.show_values < 0) {
+        return absl::InvalidArgumentError("--show needs a non-negative integer");
+      }
+    } else if (is_flag("--target")) {
+      options.target = value_of("--target");
+    } else if (is_flag("--save-outputs")) {
+      options.save_outputs = value_of("--save-outputs");
+    } else if (arg == "-" || !absl::StartsWith(arg, "-")) {
+      if (!options.input_path.empty()) {
+        return absl::InvalidArgumentError(absl::StrCat("more than one input file: '",
+                                                       options.input_path, "' and '", arg, "'"));
+      }
+      options.input_path = arg;
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat("unknown option '", arg, "' (see --help)"));
+    }
+  }
+  static constexpr absl::string_view kStages[] = {"", "ir", "json", "opt", "fused",
+                                                 "plan", "llvm", "ptx"};
+  bool known = false;
+  for (absl::string_view s : kStages) known = known || options.emit == s;
+  if (!known) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--emit=", options.emit, " is not a stage (ir, json, opt, fused, plan, llvm, ptx)"));
+  }
+  bool standalone = options.help || options.version || options.info || options.list_ops;
+  if (!standalone && options.input_path.empty()) {
+    return absl::InvalidArgumentError("no input file (see --help)");
+  }
+  return options;
+}
+
+}  // namespace gpuc::tool

@@ -1,0 +1,40 @@
+//===- options.h - The gpuc tool's command-line flags ---------------------===//
+//
+// Plain flags in the style of LLVM's opt and llc: `gpuc FILE --emit=ir`, `--run`, and so on.
+// Parsing reports unknown flags and bad values with the flag's name.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GPUC_TOOLS_GPUC_OPTIONS_H_
+#define GPUC_TOOLS_GPUC_OPTIONS_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace gpuc::tool {
+
+struct Options {
+  std::string input_path;            // .gir or .json; "-" for stdin
+  std::string emit;                  // ir | json | opt | fused | plan | llvm | ptx; empty: none
+  std::string output_path;           // -o; empty for stdout
+  bool run = false;
+  std::string inputs = "random";     // random | a.npy,b.npy
+  uint64_t seed = 0;
+  std::string target = "interp";     // where --run executes
+  std::string save_outputs;          // directory to write result .npy files into
+  int show_values = 8;               // how many leading values a summary prints
+  bool verify = true;
+  bool info = false;
+  bool list_ops = false;
+  bool help = false;
+  bool version = false;
+};
+
+absl::StatusOr<Options> ParseOptions(const std::vector<std::string>& args);
+std::string UsageText();
+
+}  // namespace gpuc::tool
+
+#endif  // GPUC_TOOLS_GPUC_OPTIONS_H_
