@@ -182,6 +182,16 @@ double ModFloat(double a, double b) {
   return mod;
 }
 
+double MaxOf(double a, double b) {
+  if (a == b) return std::signbit(a) ? b : a;
+  return a > b ? a : b;
+}
+
+double MinOf(double a, double b) {
+  if (a == b) return std::signbit(a) ? a : b;
+  return a < b ? a : b;
+}
+
 WideValue EvalFloat(OpCode op, double a, double b) {
   auto f = [](double v) { return WideValue::Float(v); };
   auto p = [](bool v) { return WideValue::Bool(v); };
@@ -204,12 +214,13 @@ WideValue EvalFloat(OpCode op, double a, double b) {
     case OpCode::kLe: return p(a <= b);
     case OpCode::kGt: return p(a > b);
     case OpCode::kGe: return p(a >= b);
-    // NumPy: maximum(a, b) = (a >= b || isnan(a)) ? a : b, so NaN propagates and
-    // maximum(-0.0, 0.0) is -0.0.
-    case OpCode::kMaximum: return f((a >= b || std::isnan(a)) ? a : b);
-    case OpCode::kMinimum: return f((a <= b || std::isnan(a)) ? a : b);
-    case OpCode::kFmax: return f((a >= b || std::isnan(b)) ? a : b);
-    case OpCode::kFmin: return f((a <= b || std::isnan(b)) ? a : b);
+    // maximum/minimum propagate NaN; fmax/fmin return the other operand. Zeros of both signs
+    // order as in IEEE 754-2019 (maximum(-0.0, 0.0) is 0.0): NumPy leaves that to the SIMD
+    // instruction it happens to use, so gpuc fixes the rule its kernels can follow everywhere.
+    case OpCode::kMaximum: return f(std::isnan(a) ? a : (std::isnan(b) ? b : MaxOf(a, b)));
+    case OpCode::kMinimum: return f(std::isnan(a) ? a : (std::isnan(b) ? b : MinOf(a, b)));
+    case OpCode::kFmax: return f(std::isnan(a) ? b : (std::isnan(b) ? a : MaxOf(a, b)));
+    case OpCode::kFmin: return f(std::isnan(a) ? b : (std::isnan(b) ? a : MinOf(a, b)));
     case OpCode::kExp: return f(std::exp(a));
     case OpCode::kExp2: return f(std::exp2(a));
     case OpCode::kExpm1: return f(std::expm1(a));

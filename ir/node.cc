@@ -15,4 +15,17 @@ NodeRef Node::Create(OpCode op, TensorType type, std::vector<NodeRef> operands, 
                           std::move(name)));
 }
 
+Node::~Node() {
+  std::vector<NodeRef> pending = std::move(operands_);
+  while (!pending.empty()) {
+    NodeRef node = std::move(pending.back());
+    pending.pop_back();
+    if (node.use_count() == 1) {
+      // The last owner: take its operands now so that releasing it recurses no further.
+      for (NodeRef& operand : node->operands_) pending.push_back(std::move(operand));
+      node->operands_.clear();
+    }
+  }
+}
+
 }  // namespace gpuc::ir

@@ -40,6 +40,10 @@ class Node {
   static NodeRef Create(OpCode op, TensorType type, std::vector<NodeRef> operands = {},
                         Attributes attrs = {}, std::string name = "");
 
+  /// Releases long operand chains iteratively: a recorded loop of 10^5 steps would overflow the
+  /// stack if each node's destructor released its operands recursively.
+  ~Node();
+
   OpCode op() const { return op_; }
   const OpInfo& info() const { return GetOpInfo(op_); }
   const TensorType& type() const { return type_; }
@@ -63,7 +67,8 @@ class Node {
 
   OpCode op_;
   TensorType type_;
-  std::vector<NodeRef> operands_;
+  // Mutable only so that the destructor can unlink operands iteratively.
+  mutable std::vector<NodeRef> operands_;
   Attributes attrs_;
   std::string name_;
 };

@@ -19,6 +19,7 @@ constexpr DTypeSet kComplexTypes = DTypeBit(DType::kComplex64) | DTypeBit(DType:
 constexpr DTypeSet kInexact = kRealFloats | kComplexTypes;
 constexpr DTypeSet kNumeric = kAllTypes & ~DTypeBit(DType::kBool);
 constexpr DTypeSet kRealNumeric = kIntegers | kRealFloats;
+constexpr DTypeSet kNumericRejectingBool = kNumeric | kRejectsBoolBit;
 
 constexpr OpKind kElementwise = OpKind::kElementwise;
 constexpr OpKind kReduction = OpKind::kReduction;
@@ -71,13 +72,19 @@ const std::vector<OpCode>& AllOps() {
   return ops;
 }
 
-std::optional<DType> SelectLoop(OpCode op, DType promoted) {
+std::optional<DType> SelectLoop(OpCode op, absl::Span<const DType> operand_dtypes) {
   DTypeSet loops = GetOpInfo(op).loops;
+  if (loops & kRejectsBoolBit) {
+    bool all_bool = !operand_dtypes.empty();
+    for (DType d : operand_dtypes) all_bool = all_bool && d == DType::kBool;
+    if (all_bool) return std::nullopt;
+  }
   for (int i = 0; i < kNumDTypes; ++i) {
     DType candidate = static_cast<DType>(i);
-    if (Contains(loops, candidate) && CanCast(promoted, candidate, Casting::kSafe)) {
-      return candidate;
-    }
+    if (!Contains(loops, candidate)) continue;
+    bool all_cast = true;
+    for (DType d : operand_dtypes) all_cast = all_cast && CanCast(d, candidate, Casting::kSafe);
+    if (all_cast) return candidate;
   }
   return std::nullopt;
 }

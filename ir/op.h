@@ -12,6 +12,7 @@
 #include "absl/strings/string_view.h"
 #include <vector>
 
+#include "absl/types/span.h"
 #include "ir/dtype.h"
 
 namespace gpuc::ir {
@@ -63,9 +64,14 @@ absl::string_view OpKindName(OpKind kind);
 /// Every op, in table order (for tests and `gpuc --list-ops`).
 const std::vector<OpCode>& AllOps();
 
-/// The dtype an op computes in when its operands promote to `promoted`: the first loop dtype
-/// that `promoted` casts to safely, or nullopt when the op has no such loop.
-std::optional<DType> SelectLoop(OpCode op, DType promoted);
+/// Set in an op's loop set when all-bool operands are an error rather than computed as int8:
+/// NumPy refuses `-`, unary minus and sign of booleans instead of promoting them.
+inline constexpr DTypeSet kRejectsBoolBit = DTypeSet{1} << 31;
+
+/// The dtype an op computes in for operands of these dtypes, as NumPy picks a ufunc loop: the
+/// first loop dtype (in DType order) that every operand casts to safely. Nullopt when there is
+/// none, or when only bool operands meet an op that rejects bool.
+std::optional<DType> SelectLoop(OpCode op, absl::Span<const DType> operand_dtypes);
 
 }  // namespace gpuc::ir
 

@@ -40,14 +40,18 @@ absl::Status Prefixed(OpCode op, const absl::Status& status) {
   return OpError(op, status.message());
 }
 
-/// Promotes all operand dtypes and selects the op's loop.
+/// Selects the op's loop for these operands.
 absl::StatusOr<DType> SelectLoopFor(OpCode op, absl::Span<const TensorType> operands) {
-  DType promoted = operands.empty() ? DType::kBool : operands[0].dtype;
-  for (const TensorType& t : operands) promoted = PromoteTypes(promoted, t.dtype);
-  if (GetOpInfo(op).type_rule == TypeRule::kTrueDivide && !IsInexact(promoted)) {
-    promoted = DType::kFloat64;  // NumPy divides integers in double
+  std::vector<DType> dtypes;
+  bool any_inexact = false;
+  for (const TensorType& t : operands) {
+    dtypes.push_back(t.dtype);
+    any_inexact = any_inexact || IsInexact(t.dtype);
   }
-  std::optional<DType> loop = SelectLoop(op, promoted);
+  if (GetOpInfo(op).type_rule == TypeRule::kTrueDivide && !any_inexact) {
+    dtypes = {DType::kFloat64};  // NumPy divides integers and bools in double
+  }
+  std::optional<DType> loop = SelectLoop(op, dtypes);
   if (!loop) {
     return OpError(op, absl::StrCat("not supported for dtype ", DTypeList(operands),
                                     " (it computes in ", LoopList(op), ")"));

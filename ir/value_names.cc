@@ -44,7 +44,9 @@ void ValueNames::AssignFresh(const Node* node) {
 const std::string& ValueNames::NameOf(const Node* node) const {
   static const std::string kUnknown = "?";
   auto it = names_.find(node);
-  return it == names_.end() ? kUnknown : it->second;
+  if (it != names_.end()) return it->second;
+  // A node from outside the graph (a verifier message names it): its hint is the best name.
+  return IsValidIdentifier(node->name()) ? node->name() : kUnknown;
 }
 
 }  // namespace gpuc::ir

@@ -25,7 +25,7 @@ class ValueNames {
  public:
   /// Names the params, then the body, in order.
   explicit ValueNames(const Graph& graph);
-  /// The name without '%'; "?" for a node that is not in the graph.
+  /// The name without '%'. A node outside the graph gets its name hint, or "?".
   const std::string& NameOf(const Node* node) const;
 
  private:

@@ -1,0 +1,46 @@
+//===- test_util.h - Shared helpers of the unit tests ---------------------===//
+//
+// Reading the NumPy fixtures (test/fixtures/make_fixtures.py), building tensors, and comparing
+// an interpreter result with NumPy's within a named tolerance.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GPUC_TEST_UNIT_TEST_UTIL_H_
+#define GPUC_TEST_UNIT_TEST_UTIL_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ir/graph.h"
+#include "ir/host_tensor.h"
+
+namespace gpuc::test {
+
+/// Parses test/fixtures/NAME.
+nlohmann::json LoadFixture(const std::string& name);
+
+/// A tensor from the fixture encoding {"dtype", "shape", "data"} (floats as C99 hex strings).
+ir::HostTensor TensorFromJson(const nlohmann::json& json);
+
+/// A tensor of `dtype` holding `values` (converted with gpuc's cast semantics), 1-D unless
+/// `shape` is given.
+ir::HostTensor MakeTensor(ir::DType dtype, const std::vector<double>& values,
+                          std::optional<std::vector<int64_t>> shape = std::nullopt);
+
+/// Empty when `actual` matches `expected` under `tolerance` ("exact", "value", "ulp4",
+/// "rel1e-5", ...); otherwise a description of the first mismatches. NaN matches NaN; "exact"
+/// also compares the sign of zero, "value" does not.
+std::string CompareTensors(const ir::HostTensor& actual, const ir::HostTensor& expected,
+                           const std::string& tolerance);
+
+/// Parses and verifies `text`, failing the current test on error.
+ir::Graph ParseVerified(const std::string& text);
+
+/// Element `i` as a double (real part for complex).
+double ElementAsDouble(const ir::HostTensor& t, int64_t i);
+
+}  // namespace gpuc::test
+
+#endif  // GPUC_TEST_UNIT_TEST_UTIL_H_
