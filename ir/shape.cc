@@ -69,6 +69,7 @@ absl::StatusOr<Shape> BroadcastShapes(absl::Span<const Shape> shapes) {
   Shape result;
   for (const Shape& s : shapes) {
     absl::StatusOr<Shape> next = BroadcastShapes(result, s);
+    if (!next.ok() && shapes.size() <= 2) return next.status();  // already names both
     if (!next.ok()) {
       std::vector<std::string> all;
       for (const Shape& t : shapes) all.push_back(t.ToString());

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -150,8 +151,11 @@ absl::Status Main(const Options& options) {
   }
   absl::StatusOr<ir::Graph> graph = LoadGraph(options);
   if (!graph.ok()) {
-    return absl::Status(graph.status().code(),
-                        absl::StrCat(options.input_path, ":", graph.status().message()));
+    // "file:3:7: ..." for parse errors (compiler style), "file: @f: ..." for the rest.
+    absl::string_view message = graph.status().message();
+    bool positioned = !message.empty() && absl::ascii_isdigit(message[0]);
+    return absl::Status(graph.status().code(), absl::StrCat(options.input_path,
+                                                            positioned ? ":" : ": ", message));
   }
   if (options.emit == "ir") {
     if (absl::Status s = WriteOutput(options, ir::Print(*graph)); !s.ok()) return s;

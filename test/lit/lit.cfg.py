@@ -1,0 +1,14 @@
+# lit configuration for gpuc: .gir files with RUN lines, run through gpuc and FileCheck.
+import os
+
+import lit.formats
+
+config.name = "gpuc"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".gir", ".json"]
+config.excludes = ["lit.cfg.py", "lit.site.cfg.py", "Inputs"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(os.path.dirname(config.gpuc_bin_dir), "test", "lit")
+config.environment["PATH"] = os.pathsep.join(
+    [config.gpuc_bin_dir, config.filecheck_dir, config.environment.get("PATH", os.environ["PATH"])])
+config.substitutions.append(("%examples", config.examples_dir))
