@@ -1,12 +1,15 @@
 # GpucDependencies.cmake — find every third-party dependency in one place.
 #
-# All come from Debian's packages (scripts/install-deps.sh). With GPUC_STATIC_DEPS the static
-# archives are preferred so that the binaries run on the GPU machine, which lacks these libraries.
+# All come from Debian's packages (scripts/install-deps.sh). GPUC_STATIC_DEPS builds binaries for
+# the GPU machine, which lacks these libraries (shared/DEVICE.md).
 
 if(GPUC_STATIC_DEPS)
-  # Abseil's CMake package exports whichever of .so/.a it was built as; Debian's is shared, so
-  # the static archives (which Debian also ships) are picked by file name below.
-  set(GPUC_PREFER_STATIC ON)
+  # Debian's static Abseil archives use initial-exec TLS and cannot go into a shared library,
+  # so Abseil stays shared in this mode: scripts/bundle-device.sh ships its .so files next to
+  # libgpuc.so, and the $ORIGIN run path finds them there. LLVM (from the codegen issues),
+  # GoogleTest and the C++ runtime are linked statically.
+  set(CMAKE_BUILD_RPATH "$ORIGIN:$ORIGIN/../lib")
+  set(CMAKE_BUILD_RPATH_USE_ORIGIN ON)
 endif()
 
 find_package(LLVM 19.1 REQUIRED CONFIG HINTS /usr/lib/llvm-19/lib/cmake/llvm)
@@ -32,27 +35,8 @@ else()
   message(STATUS "gpuc: CUDA headers not found; GPU back ends will be built without them")
 endif()
 
-# The Abseil libraries the project uses, as one interface target, static when asked.
-set(GPUC_ABSL_COMPONENTS status statusor str_format_internal strings strings_internal
-    raw_hash_set hash city low_level_hash cord cord_internal cordz_info cordz_functions
-    cordz_handle cordz_sample_token crc_cord_state crc32c crc_internal crc_cpu_detect
-    synchronization graphcycles_internal time time_zone civil_time stacktrace symbolize
-    debugging_internal demangle_internal malloc_internal base spinlock_wait raw_logging_internal
-    log_severity int128 throw_delegate exponential_biased strerror)
+# The Abseil libraries the project uses, as one interface target.
 add_library(gpuc_absl INTERFACE)
-if(GPUC_PREFER_STATIC)
-  set(_absl_archives)
-  foreach(component IN LISTS GPUC_ABSL_COMPONENTS)
-    find_library(_absl_${component} NAMES libabsl_${component}.a)
-    if(_absl_${component})
-      list(APPEND _absl_archives ${_absl_${component}})
-    endif()
-  endforeach()
-  # The archives depend on each other in no simple order: let the linker resolve them as a group.
-  target_link_libraries(gpuc_absl INTERFACE "-Wl,--start-group" ${_absl_archives} "-Wl,--end-group")
-  target_include_directories(gpuc_absl INTERFACE /usr/include)
-else()
-  target_link_libraries(gpuc_absl INTERFACE absl::status absl::statusor absl::strings
-                        absl::str_format absl::flat_hash_map absl::flat_hash_set absl::span
-                        absl::inlined_vector)
-endif()
+target_link_libraries(gpuc_absl INTERFACE absl::status absl::statusor absl::strings
+                      absl::str_format absl::flat_hash_map absl::flat_hash_set absl::span
+                      absl::inlined_vector)

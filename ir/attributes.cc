@@ -11,12 +11,13 @@ absl::Status Missing(absl::string_view name) {
 }
 
 absl::Status WrongType(absl::string_view name, absl::string_view want, const AttrValue& got) {
-  return absl::InvalidArgumentError(absl::StrCat("attribute '", name, "' must be ", want,
-                                                 ", not ", AttrTypeName(got)));
+  return absl::InvalidArgumentError(
+      absl::StrCat("attribute '", name, "' must be ", want, ", not ", AttrTypeName(got)));
 }
 
 template <typename T>
-absl::StatusOr<T> GetTyped(const Attributes& attrs, absl::string_view name, absl::string_view want) {
+absl::StatusOr<T> GetTyped(const Attributes& attrs, absl::string_view name,
+                           absl::string_view want) {
   const AttrValue* v = attrs.Find(name);
   if (!v) return Missing(name);
   if (const T* t = std::get_if<T>(v)) return *t;
@@ -26,8 +27,8 @@ absl::StatusOr<T> GetTyped(const Attributes& attrs, absl::string_view name, absl
 }  // namespace
 
 absl::string_view AttrTypeName(const AttrValue& value) {
-  static constexpr absl::string_view kNames[] = {"bool",  "int",   "float", "complex",
-                                                "ints",  "dtype", "string"};
+  static constexpr absl::string_view kNames[] = {"bool", "int",   "float", "complex",
+                                                 "ints", "dtype", "string"};
   return kNames[value.index()];
 }
 

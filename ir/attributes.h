@@ -20,8 +20,8 @@
 
 namespace gpuc::ir {
 
-using AttrValue = std::variant<bool, int64_t, double, std::complex<double>,
-                               std::vector<int64_t>, DType, std::string>;
+using AttrValue = std::variant<bool, int64_t, double, std::complex<double>, std::vector<int64_t>,
+                               DType, std::string>;
 
 /// "int", "float", "ints", ... for messages.
 absl::string_view AttrTypeName(const AttrValue& value);

@@ -218,12 +218,12 @@ absl::Status CheckWeakIntFits(int64_t value, DType dtype) {
   if (KindOf(dtype) == DTypeKind::kUnsigned) {
     fits = value >= 0 && (bits == 64 || value < (int64_t{1} << bits));
   } else {
-    fits = bits == 64 ||
-           (value >= -(int64_t{1} << (bits - 1)) && value < (int64_t{1} << (bits - 1)));
+    fits =
+        bits == 64 || (value >= -(int64_t{1} << (bits - 1)) && value < (int64_t{1} << (bits - 1)));
   }
   if (fits) return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrCat("integer scalar ", value, " is out of bounds for ",
-                                                 DTypeNumpyName(dtype)));
+  return absl::InvalidArgumentError(
+      absl::StrCat("integer scalar ", value, " is out of bounds for ", DTypeNumpyName(dtype)));
 }
 
 }  // namespace gpuc::ir

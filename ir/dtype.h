@@ -20,21 +20,21 @@ namespace gpuc::ir {
 /// The order is NumPy's type order (small before large, signed before unsigned of one size,
 /// integers before floats before complex): promotion picks the first type both operands cast
 /// to safely, and operation loops are searched in this order.
-#define GPUC_DTYPES(X)                         \
-  X(kBool, "bool", bool, 1)                    \
-  X(kInt8, "i8", int8, 1)                      \
-  X(kUInt8, "u8", uint8, 1)                    \
-  X(kInt16, "i16", int16, 2)                   \
-  X(kUInt16, "u16", uint16, 2)                 \
-  X(kInt32, "i32", int32, 4)                   \
-  X(kUInt32, "u32", uint32, 4)                 \
-  X(kInt64, "i64", int64, 8)                   \
-  X(kUInt64, "u64", uint64, 8)                 \
-  X(kFloat16, "f16", float16, 2)               \
-  X(kBFloat16, "bf16", bfloat16, 2)            \
-  X(kFloat32, "f32", float32, 4)               \
-  X(kFloat64, "f64", float64, 8)               \
-  X(kComplex64, "c64", complex64, 8)           \
+#define GPUC_DTYPES(X)               \
+  X(kBool, "bool", bool, 1)          \
+  X(kInt8, "i8", int8, 1)            \
+  X(kUInt8, "u8", uint8, 1)          \
+  X(kInt16, "i16", int16, 2)         \
+  X(kUInt16, "u16", uint16, 2)       \
+  X(kInt32, "i32", int32, 4)         \
+  X(kUInt32, "u32", uint32, 4)       \
+  X(kInt64, "i64", int64, 8)         \
+  X(kUInt64, "u64", uint64, 8)       \
+  X(kFloat16, "f16", float16, 2)     \
+  X(kBFloat16, "bf16", bfloat16, 2)  \
+  X(kFloat32, "f32", float32, 4)     \
+  X(kFloat64, "f64", float64, 8)     \
+  X(kComplex64, "c64", complex64, 8) \
   X(kComplex128, "c128", complex128, 16)
 
 enum class DType : uint8_t {

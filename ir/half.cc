@@ -30,10 +30,10 @@ uint16_t RoundToSmallFloat(double value, int mantissa_bits, int exponent_bits) {
   // `mantissa_bits` fraction bits; below the normal range the spacing is fixed.
   int quantum_exp = (unbiased < min_normal ? min_normal : unbiased) - mantissa_bits;
   double scaled = std::ldexp(magnitude, -quantum_exp);  // exact: only the exponent changes
-  double rounded = std::nearbyint(scaled);               // ties to even (default rounding mode)
+  double rounded = std::nearbyint(scaled);              // ties to even (default rounding mode)
   // `rounded` counts quanta; rebuild the pattern from it.
   uint64_t q = static_cast<uint64_t>(rounded);
-  int e = quantum_exp + mantissa_bits;  // exponent of the leading bit when normal
+  int e = quantum_exp + mantissa_bits;        // exponent of the leading bit when normal
   if (q >= (uint64_t{2} << mantissa_bits)) {  // rounding carried into the next binade
     q >>= 1;
     e += 1;

@@ -32,9 +32,7 @@ class HostTensor {
   std::byte* data() { return bytes_.data(); }
   const std::byte* data() const { return bytes_.data(); }
   std::byte* element(int64_t i) { return bytes_.data() + i * DTypeSize(type_.dtype); }
-  const std::byte* element(int64_t i) const {
-    return bytes_.data() + i * DTypeSize(type_.dtype);
-  }
+  const std::byte* element(int64_t i) const { return bytes_.data() + i * DTypeSize(type_.dtype); }
 
   /// Typed view of the storage; T must match the dtype's layout (uint16_t for f16/bf16).
   template <typename T>

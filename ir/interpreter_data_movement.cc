@@ -38,7 +38,8 @@ HostTensor EvalDataMovementNode(const Node& node, const Operands& operands) {
       return out;
     case OpCode::kConstant: {
       WideValue value = ScalarAttr(node);
-      for (int64_t i = 0; i < out.num_elements(); ++i) StoreElement(node.dtype(), out.element(i), value);
+      for (int64_t i = 0; i < out.num_elements(); ++i)
+        StoreElement(node.dtype(), out.element(i), value);
       return out;
     }
     case OpCode::kConcatenate: {

@@ -84,7 +84,8 @@ HostTensor Fft(const Node& node, const HostTensor& in) {
   const bool inverse = attrs.GetBool("inverse", false).value_or(false);
   const std::string norm = attrs.Has("norm") ? *attrs.Get<std::string>("norm") : "backward";
   std::vector<Complex> data(in.num_elements());
-  for (int64_t i = 0; i < in.num_elements(); ++i) data[i] = LoadElement(in.dtype(), in.element(i)).c;
+  for (int64_t i = 0; i < in.num_elements(); ++i)
+    data[i] = LoadElement(in.dtype(), in.element(i)).c;
   for (int64_t axis : *attrs.Get<std::vector<int64_t>>("axes")) {
     double n = static_cast<double>(in.shape()[axis]);
     double scale = 1.0;
@@ -117,21 +118,22 @@ absl::StatusOr<HostTensor> Spmv(const Node& node, const Operands& operands) {
   for (int64_t r = 0; r < rows; ++r) {
     int64_t begin = index_at(offsets, r), end = index_at(offsets, r + 1);
     if (begin != previous || end < begin || end > nnz) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "spmv: row_offsets must start at 0 and rise to nnz = ", nnz, "; row ", r, " spans [",
-          begin, ", ", end, ")"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("spmv: row_offsets must start at 0 and rise to nnz = ", nnz, "; row ", r,
+                       " spans [", begin, ", ", end, ")"));
     }
     previous = end;
     WideValue acc = ConvertTo(loop, WideValue::Signed(0));
     for (int64_t k = begin; k < end; ++k) {
       int64_t c = index_at(columns, k);
       if (c < 0 || c >= cols) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "spmv: column index ", c, " at position ", k, " is outside [0, ", cols, ")"));
+        return absl::InvalidArgumentError(absl::StrCat("spmv: column index ", c, " at position ", k,
+                                                       " is outside [0, ", cols, ")"));
       }
       WideValue v = ConvertTo(loop, LoadElement(values.dtype(), values.element(k)));
       WideValue xv = ConvertTo(loop, LoadElement(x.dtype(), x.element(c)));
-      acc = EvalElementwise(OpCode::kAdd, loop, {acc, EvalElementwise(OpCode::kMul, loop, {v, xv})});
+      acc =
+          EvalElementwise(OpCode::kAdd, loop, {acc, EvalElementwise(OpCode::kMul, loop, {v, xv})});
     }
     StoreElement(node.dtype(), out.element(r), acc);
   }

@@ -122,7 +122,7 @@ HostTensor EvalReductionNode(const Node& node, const HostTensor& input) {
   }
   Shape kept_shape(kept_dims), reduced_shape(reduced_dims);
   std::vector<int64_t> kept_index(kept_dims.size()), reduced_index(reduced_dims.size());
-  Accumulator acc{node.op(), node.dtype()};
+  Accumulator acc{node.op(), node.dtype(), WideValue()};
   // Input elements are widened as their own dtype; sum/prod convert to the accumulator.
   for (int64_t o = 0; o < kept_shape.num_elements(); ++o) {
     UnflattenIndex(o, kept_shape, absl::MakeSpan(kept_index));

@@ -38,8 +38,8 @@ absl::Status JsonError(absl::string_view where, absl::string_view what) {
 /// Types and floats reuse the textual IR's syntax, parsed through a one-line function so that
 /// both forms share one grammar for them.
 absl::StatusOr<TensorType> TypeFromText(const std::string& text, absl::string_view where) {
-  absl::StatusOr<Graph> g = Parse(absl::StrCat("func @t(%v: ", text, ") -> (", text,
-                                               ") { return %v }"));
+  absl::StatusOr<Graph> g =
+      Parse(absl::StrCat("func @t(%v: ", text, ") -> (", text, ") { return %v }"));
   if (!g.ok()) return JsonError(where, absl::StrCat("bad type '", text, "'"));
   return g->params[0]->type();
 }
@@ -137,7 +137,8 @@ absl::StatusOr<Graph> FromJson(const json& j) {
     if (!ref.is_string()) return JsonError(where, "a value reference must be a string");
     auto it = values.find(ref.get<std::string>());
     if (it == values.end()) {
-      return JsonError(where, absl::StrCat("use of undefined value '", ref.get<std::string>(), "'"));
+      return JsonError(where,
+                       absl::StrCat("use of undefined value '", ref.get<std::string>(), "'"));
     }
     return it->second;
   };
@@ -190,7 +191,8 @@ absl::StatusOr<Graph> FromJson(const json& j) {
         attrs.Set(it.key(), *std::move(value));
       }
     }
-    NodeRef node = Node::Create(*op, *std::move(type), std::move(operands), std::move(attrs), *nname);
+    NodeRef node =
+        Node::Create(*op, *std::move(type), std::move(operands), std::move(attrs), *nname);
     if (!values.emplace(*nname, node).second) return JsonError(*nname, "is defined twice");
     graph.nodes.push_back(std::move(node));
   }

@@ -96,16 +96,36 @@ Token Lexer::Next() {
   Advance();
   token.text = std::string(1, c);
   switch (c) {
-    case '(': token.kind = TokenKind::kLParen; break;
-    case ')': token.kind = TokenKind::kRParen; break;
-    case '{': token.kind = TokenKind::kLBrace; break;
-    case '}': token.kind = TokenKind::kRBrace; break;
-    case '[': token.kind = TokenKind::kLBracket; break;
-    case ']': token.kind = TokenKind::kRBracket; break;
-    case ',': token.kind = TokenKind::kComma; break;
-    case ':': token.kind = TokenKind::kColon; break;
-    case '=': token.kind = TokenKind::kEqual; break;
-    case '-': token.kind = TokenKind::kMinus; break;
+    case '(':
+      token.kind = TokenKind::kLParen;
+      break;
+    case ')':
+      token.kind = TokenKind::kRParen;
+      break;
+    case '{':
+      token.kind = TokenKind::kLBrace;
+      break;
+    case '}':
+      token.kind = TokenKind::kRBrace;
+      break;
+    case '[':
+      token.kind = TokenKind::kLBracket;
+      break;
+    case ']':
+      token.kind = TokenKind::kRBracket;
+      break;
+    case ',':
+      token.kind = TokenKind::kComma;
+      break;
+    case ':':
+      token.kind = TokenKind::kColon;
+      break;
+    case '=':
+      token.kind = TokenKind::kEqual;
+      break;
+    case '-':
+      token.kind = TokenKind::kMinus;
+      break;
     default:
       token.kind = TokenKind::kError;
       if (!absl::ascii_isprint(static_cast<unsigned char>(c))) {

@@ -21,8 +21,17 @@ enum class TokenKind {
   kInt,        // 42, -3
   kFloat,      // 2.5, -1e-3
   kString,     // "backward" (text holds the unescaped contents)
-  kLParen, kRParen, kLBrace, kRBrace, kLBracket, kRBracket,
-  kComma, kColon, kEqual, kArrow, kMinus,
+  kLParen,
+  kRParen,
+  kLBrace,
+  kRBrace,
+  kLBracket,
+  kRBracket,
+  kComma,
+  kColon,
+  kEqual,
+  kArrow,
+  kMinus,
 };
 
 struct Token {

@@ -11,8 +11,8 @@ std::string TensorType::ToString() const {
 
 NodeRef Node::Create(OpCode op, TensorType type, std::vector<NodeRef> operands, Attributes attrs,
                      std::string name) {
-  return NodeRef(new Node(op, std::move(type), std::move(operands), std::move(attrs),
-                          std::move(name)));
+  return NodeRef(
+      new Node(op, std::move(type), std::move(operands), std::move(attrs), std::move(name)));
 }
 
 Node::~Node() {

@@ -19,14 +19,20 @@ constexpr absl::string_view kMagic = "\x93NUMPY";
 /// The little-endian NumPy descriptor of a dtype ("<f4", "|b1").
 absl::StatusOr<std::string> Descriptor(DType d) {
   switch (d) {
-    case DType::kBool: return std::string("|b1");
-    case DType::kInt8: return std::string("|i1");
-    case DType::kUInt8: return std::string("|u1");
+    case DType::kBool:
+      return std::string("|b1");
+    case DType::kInt8:
+      return std::string("|i1");
+    case DType::kUInt8:
+      return std::string("|u1");
     case DType::kBFloat16:
       return absl::InvalidArgumentError(".npy: bfloat16 has no NumPy dtype; cast to float32");
-    case DType::kComplex64: return std::string("<c8");
-    case DType::kComplex128: return std::string("<c16");
-    default: break;
+    case DType::kComplex64:
+      return std::string("<c8");
+    case DType::kComplex128:
+      return std::string("<c16");
+    default:
+      break;
   }
   char kind = IsFloat(d) ? 'f' : (KindOf(d) == DTypeKind::kSigned ? 'i' : 'u');
   return absl::StrCat("<", std::string(1, kind), DTypeSize(d));
@@ -85,7 +91,8 @@ absl::StatusOr<HostTensor> ParseNpy(absl::string_view bytes) {
   } else if (major == 2 || major == 3) {
     if (bytes.size() < 12) return absl::InvalidArgumentError(".npy: truncated header");
     header_len = 0;
-    for (int i = 0; i < 4; ++i) header_len |= size_t{static_cast<unsigned char>(bytes[8 + i])} << (8 * i);
+    for (int i = 0; i < 4; ++i)
+      header_len |= size_t{static_cast<unsigned char>(bytes[8 + i])} << (8 * i);
     header_start = 12;
   } else {
     return absl::InvalidArgumentError(absl::StrCat(".npy: unsupported format version ", major));
@@ -118,9 +125,8 @@ absl::StatusOr<HostTensor> ParseNpy(absl::string_view bytes) {
   HostTensor tensor(TensorType{*dtype, shape});
   absl::string_view data = bytes.substr(header_start + header_len);
   if (static_cast<int64_t>(data.size()) < tensor.size_in_bytes()) {
-    return absl::InvalidArgumentError(absl::StrCat(".npy: data holds ", data.size(),
-                                                   " bytes, the header promises ",
-                                                   tensor.size_in_bytes()));
+    return absl::InvalidArgumentError(absl::StrCat(
+        ".npy: data holds ", data.size(), " bytes, the header promises ", tensor.size_in_bytes()));
   }
   if (!fortran) {
     std::memcpy(tensor.data(), data.data(), tensor.size_in_bytes());
@@ -170,7 +176,8 @@ absl::StatusOr<HostTensor> LoadNpy(const std::string& path) {
   std::stringstream buffer;
   buffer << in.rdbuf();
   absl::StatusOr<HostTensor> tensor = ParseNpy(buffer.str());
-  if (!tensor.ok()) return absl::InvalidArgumentError(absl::StrCat(path, ": ", tensor.status().message()));
+  if (!tensor.ok())
+    return absl::InvalidArgumentError(absl::StrCat(path, ": ", tensor.status().message()));
   return tensor;
 }
 

@@ -9,8 +9,8 @@
 
 #include <cstdint>
 #include <optional>
-#include "absl/strings/string_view.h"
 #include <vector>
+#include "absl/strings/string_view.h"
 
 #include "absl/types/span.h"
 #include "ir/dtype.h"
@@ -21,16 +21,16 @@ enum class OpKind : uint8_t { kElementwise, kReduction, kDataMovement, kLibrary,
 
 /// How an op's result dtype follows from its operands (ir/type_inference.cc applies it).
 enum class TypeRule : uint8_t {
-  kSameAsLoop,      // the selected loop dtype
-  kBoolResult,      // bool, after checking a loop exists
-  kRealOfLoop,      // the loop dtype's real part (abs of complex64 is float32)
-  kTrueDivide,      // integer and bool operands divide in float64, as NumPy's true_divide
-  kWhereRule,       // operand 0 is bool; promotion of operands 1 and 2
-  kGiven,           // the result type is stated (cast, iota, constant, parameter)
-  kAccumulator,     // sum/prod: bool and signed ints -> i64, unsigned -> u64, others unchanged
-  kIndexResult,     // argmin/argmax: i64
-  kSameAsOperand,   // data movement: operand 0's dtype (all operands must agree)
-  kSpmvRule,        // spmv(values, col_indices, row_offsets, x): promotion of values and x
+  kSameAsLoop,     // the selected loop dtype
+  kBoolResult,     // bool, after checking a loop exists
+  kRealOfLoop,     // the loop dtype's real part (abs of complex64 is float32)
+  kTrueDivide,     // integer and bool operands divide in float64, as NumPy's true_divide
+  kWhereRule,      // operand 0 is bool; promotion of operands 1 and 2
+  kGiven,          // the result type is stated (cast, iota, constant, parameter)
+  kAccumulator,    // sum/prod: bool and signed ints -> i64, unsigned -> u64, others unchanged
+  kIndexResult,    // argmin/argmax: i64
+  kSameAsOperand,  // data movement: operand 0's dtype (all operands must agree)
+  kSpmvRule,       // spmv(values, col_indices, row_offsets, x): promotion of values and x
 };
 
 /// Coarse per-element cost, for the fusion cost model.

@@ -71,9 +71,9 @@ class Parser {
       Advance();
     }
     if (graph.results.size() != result_types.size()) {
-      return ErrorAt(return_token, absl::StrCat("returns ", graph.results.size(),
-                                                " values but the signature declares ",
-                                                result_types.size()));
+      return ErrorAt(return_token,
+                     absl::StrCat("returns ", graph.results.size(),
+                                  " values but the signature declares ", result_types.size()));
     }
     for (size_t i = 0; i < result_types.size(); ++i) {
       if (!(graph.results[i]->type() == result_types[i])) {
@@ -305,8 +305,8 @@ class Parser {
     }
     absl::StatusOr<TensorType> type = ParseType();
     if (!type.ok()) return type.status();
-    NodeRef node = Node::Create(*op, *std::move(type), std::move(operands), std::move(attrs),
-                                name.text);
+    NodeRef node =
+        Node::Create(*op, *std::move(type), std::move(operands), std::move(attrs), name.text);
     if (absl::Status s = Define(name, node); !s.ok()) return s;
     return node;
   }

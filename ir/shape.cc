@@ -56,9 +56,9 @@ absl::StatusOr<Shape> BroadcastShapes(const Shape& a, const Shape& b) {
     int ai = a.rank() - rank + i, bi = b.rank() - rank + i;
     int64_t da = ai >= 0 ? a[ai] : 1, db = bi >= 0 ? b[bi] : 1;
     if (da != db && da != 1 && db != 1) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("shapes ", a.ToString(), " and ", b.ToString(),
-                       " cannot be broadcast together (axis ", i - rank, ": ", da, " vs ", db, ")"));
+      return absl::InvalidArgumentError(absl::StrCat("shapes ", a.ToString(), " and ", b.ToString(),
+                                                     " cannot be broadcast together (axis ",
+                                                     i - rank, ": ", da, " vs ", db, ")"));
     }
     dims[i] = da == 1 ? db : da;
   }
@@ -73,8 +73,8 @@ absl::StatusOr<Shape> BroadcastShapes(absl::Span<const Shape> shapes) {
     if (!next.ok()) {
       std::vector<std::string> all;
       for (const Shape& t : shapes) all.push_back(t.ToString());
-      return absl::InvalidArgumentError(absl::StrCat("shapes ", absl::StrJoin(all, ", "),
-                                                     " cannot be broadcast together"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("shapes ", absl::StrJoin(all, ", "), " cannot be broadcast together"));
     }
     result = *std::move(next);
   }

@@ -59,8 +59,7 @@ absl::StatusOr<DType> SelectLoopFor(OpCode op, absl::Span<const TensorType> oper
   return *loop;
 }
 
-absl::StatusOr<TensorType> RequireRequested(OpCode op,
-                                            const std::optional<TensorType>& requested) {
+absl::StatusOr<TensorType> RequireRequested(OpCode op, const std::optional<TensorType>& requested) {
   if (!requested) return OpError(op, "the result type must be given");
   if (absl::Status s = ValidateShape(requested->shape); !s.ok()) return Prefixed(op, s);
   return *requested;
@@ -73,8 +72,8 @@ absl::Status CheckArity(OpCode op, size_t count) {
     return absl::OkStatus();
   }
   if (static_cast<int>(count) != arity) {
-    return OpError(op, absl::StrCat("takes ", arity, " operand", arity == 1 ? "" : "s", ", got ",
-                                    count));
+    return OpError(
+        op, absl::StrCat("takes ", arity, " operand", arity == 1 ? "" : "s", ", got ", count));
   }
   return absl::OkStatus();
 }
@@ -89,8 +88,8 @@ absl::StatusOr<std::vector<int64_t>> ReductionAxes(OpCode op, const Attributes& 
       return OpError(op, absl::StrCat("axis ", a, " is out of range for rank ", rank));
     }
     if (i > 0 && a <= (*axes)[i - 1]) {
-      return OpError(op, absl::StrCat("axes [", absl::StrJoin(*axes, ","),
-                                      "] must be sorted and unique"));
+      return OpError(
+          op, absl::StrCat("axes [", absl::StrJoin(*axes, ","), "] must be sorted and unique"));
     }
   }
   return axes;
@@ -113,8 +112,8 @@ absl::StatusOr<TensorType> InferReduction(OpCode op, const TensorType& in,
     if (reduced && in.shape[i] == 0 &&
         (op == OpCode::kReduceMin || op == OpCode::kReduceMax || op == OpCode::kArgMin ||
          op == OpCode::kArgMax)) {
-      return OpError(op, absl::StrCat("zero-size axis ", i, " of ", in.ToString(),
-                                      " has no identity"));
+      return OpError(op,
+                     absl::StrCat("zero-size axis ", i, " of ", in.ToString(), " has no identity"));
     }
   }
   absl::StatusOr<DType> loop = SelectLoopFor(op, {in});
@@ -151,16 +150,16 @@ absl::StatusOr<TensorType> InferElementwise(OpCode op, absl::Span<const TensorTy
     absl::StatusOr<TensorType> type = RequireRequested(op, requested);
     if (!type.ok()) return type;
     if (type->shape != operands[0].shape) {
-      return OpError(op, absl::StrCat("result shape ", type->shape.ToString(),
-                                      " differs from the operand's ",
-                                      operands[0].shape.ToString()));
+      return OpError(
+          op, absl::StrCat("result shape ", type->shape.ToString(), " differs from the operand's ",
+                           operands[0].shape.ToString()));
     }
     return type;
   }
   if (rule == TypeRule::kWhereRule) {
     if (operands[0].dtype != DType::kBool) {
-      return OpError(op, absl::StrCat("condition must be bool, not ",
-                                      DTypeName(operands[0].dtype)));
+      return OpError(op,
+                     absl::StrCat("condition must be bool, not ", DTypeName(operands[0].dtype)));
     }
     return TensorType{PromoteTypes(operands[1].dtype, operands[2].dtype), *std::move(shape)};
   }
@@ -191,8 +190,8 @@ absl::StatusOr<TensorType> InferSlice(OpCode op, const TensorType& in, const Att
   int rank = in.shape.rank();
   if (static_cast<int>(start->size()) != rank || static_cast<int>(stop->size()) != rank ||
       static_cast<int>(step->size()) != rank) {
-    return OpError(op, absl::StrCat("start, stop and step need ", rank, " entries for ",
-                                    in.ToString()));
+    return OpError(
+        op, absl::StrCat("start, stop and step need ", rank, " entries for ", in.ToString()));
   }
   std::vector<int64_t> dims(rank);
   for (int i = 0; i < rank; ++i) {
@@ -224,13 +223,13 @@ absl::StatusOr<TensorType> InferDataMovement(OpCode op, absl::Span<const TensorT
                                         " differs from the operand's ", DTypeName(in.dtype)));
       }
       if (op == OpCode::kReshape && type->shape.num_elements() != in.shape.num_elements()) {
-        return OpError(op, absl::StrCat("cannot reshape ", in.ToString(), " (",
-                                        in.shape.num_elements(), " elements) to ",
-                                        type->shape.ToString()));
+        return OpError(op,
+                       absl::StrCat("cannot reshape ", in.ToString(), " (", in.shape.num_elements(),
+                                    " elements) to ", type->shape.ToString()));
       }
       if (op == OpCode::kBroadcastTo && !BroadcastsTo(in.shape, type->shape)) {
-        return OpError(op, absl::StrCat("cannot broadcast ", in.ToString(), " to ",
-                                        type->shape.ToString()));
+        return OpError(
+            op, absl::StrCat("cannot broadcast ", in.ToString(), " to ", type->shape.ToString()));
       }
       return type;
     }
@@ -258,8 +257,8 @@ absl::StatusOr<TensorType> InferDataMovement(OpCode op, absl::Span<const TensorT
       if (!axis.ok()) return Prefixed(op, axis.status());
       const Shape& first = operands[0].shape;
       if (*axis < 0 || *axis >= first.rank()) {
-        return OpError(op, absl::StrCat("axis ", *axis, " is out of range for rank ",
-                                        first.rank()));
+        return OpError(op,
+                       absl::StrCat("axis ", *axis, " is out of range for rank ", first.rank()));
       }
       std::vector<int64_t> dims = first.dims();
       dims[*axis] = 0;
@@ -269,8 +268,8 @@ absl::StatusOr<TensorType> InferDataMovement(OpCode op, absl::Span<const TensorT
           compatible = i == *axis || t.shape[i] == first[i];
         }
         if (!compatible) {
-          return OpError(op, absl::StrCat("shapes ", TypeList(operands),
-                                          " differ outside axis ", *axis));
+          return OpError(
+              op, absl::StrCat("shapes ", TypeList(operands), " differ outside axis ", *axis));
         }
         dims[*axis] += t.shape[static_cast<int>(*axis)];
       }
@@ -291,17 +290,18 @@ absl::StatusOr<TensorType> InferDataMovement(OpCode op, absl::Span<const TensorT
       }
       if (const AttrValue* v = attrs.Find("value");
           v && !std::holds_alternative<bool>(*v) && !std::holds_alternative<int64_t>(*v) &&
-          !std::holds_alternative<double>(*v) && !std::holds_alternative<std::complex<double>>(*v)) {
-        return OpError(op, absl::StrCat("attribute 'value' must be a number, not ",
-                                        AttrTypeName(*v)));
+          !std::holds_alternative<double>(*v) &&
+          !std::holds_alternative<std::complex<double>>(*v)) {
+        return OpError(op,
+                       absl::StrCat("attribute 'value' must be a number, not ", AttrTypeName(*v)));
       }
       std::vector<int64_t> dims = in.shape.dims();
       for (int i = 0; i < in.shape.rank(); ++i) {
         int64_t l = (*low)[i], h = (*high)[i];
         // Bounded so the sum cannot overflow; ValidateShape then bounds the element count.
         if (l < 0 || h < 0 || l > kMaxElements || h > kMaxElements) {
-          return OpError(op, absl::StrCat("padding of axis ", i, " must be in [0, 2^56], got ",
-                                          l, " and ", h));
+          return OpError(op, absl::StrCat("padding of axis ", i, " must be in [0, 2^56], got ", l,
+                                          " and ", h));
         }
         dims[i] += l + h;
       }
@@ -315,8 +315,7 @@ absl::StatusOr<TensorType> InferDataMovement(OpCode op, absl::Span<const TensorT
       absl::StatusOr<int64_t> axis = attrs.GetInt("axis");
       if (!axis.ok()) return Prefixed(op, axis.status());
       if (*axis < 0 || *axis >= type->shape.rank()) {
-        return OpError(op, absl::StrCat("axis ", *axis, " is out of range for ",
-                                        type->ToString()));
+        return OpError(op, absl::StrCat("axis ", *axis, " is out of range for ", type->ToString()));
       }
       if (!Contains(GetOpInfo(op).loops, type->dtype)) {
         return OpError(op, absl::StrCat("dtype ", DTypeName(type->dtype), " is not supported"));
@@ -332,8 +331,8 @@ absl::StatusOr<TensorType> InferDataMovement(OpCode op, absl::Span<const TensorT
                      std::holds_alternative<double>(*v) ||
                      std::holds_alternative<std::complex<double>>(*v);
       if (!numeric) {
-        return OpError(op, absl::StrCat("attribute 'value' must be a number, not ",
-                                        AttrTypeName(*v)));
+        return OpError(op,
+                       absl::StrCat("attribute 'value' must be a number, not ", AttrTypeName(*v)));
       }
       return type;
     }
@@ -379,7 +378,8 @@ absl::StatusOr<TensorType> InferLibrary(OpCode op, absl::Span<const TensorType> 
     case OpCode::kMatmul:
       return InferMatmul(op, operands);
     case OpCode::kFft: {
-      absl::StatusOr<std::vector<int64_t>> axes = ReductionAxes(op, attrs, operands[0].shape.rank());
+      absl::StatusOr<std::vector<int64_t>> axes =
+          ReductionAxes(op, attrs, operands[0].shape.rank());
       if (!axes.ok()) return axes.status();
       if (axes->empty()) return OpError(op, "needs at least one axis");
       if (absl::StatusOr<bool> inv = attrs.GetBool("inverse", false); !inv.ok()) {
@@ -389,8 +389,8 @@ absl::StatusOr<TensorType> InferLibrary(OpCode op, absl::Span<const TensorType> 
         absl::StatusOr<std::string> norm = attrs.GetString("norm");
         if (!norm.ok()) return Prefixed(op, norm.status());
         if (*norm != "backward" && *norm != "ortho" && *norm != "forward") {
-          return OpError(op, absl::StrCat("norm must be backward, ortho or forward, not '",
-                                          *norm, "'"));
+          return OpError(
+              op, absl::StrCat("norm must be backward, ortho or forward, not '", *norm, "'"));
         }
       }
       absl::StatusOr<DType> loop = SelectLoopFor(op, operands);

@@ -56,8 +56,8 @@ class Verifier {
     for (size_t i = 0; i < graph_.params.size(); ++i) {
       const Node& p = *graph_.params[i];
       if (p.op() != OpCode::kParameter) {
-        return Error(p, absl::StrCat("parameter ", i, " is a '", OpName(p.op()),
-                                     "' node, not a parameter"));
+        return Error(
+            p, absl::StrCat("parameter ", i, " is a '", OpName(p.op()), "' node, not a parameter"));
       }
       if (!defined_.insert(&p).second) return Error(p, "is a parameter twice");
       if (absl::Status s = ValidateShape(p.shape()); !s.ok()) return Error(p, s.message());

@@ -157,8 +157,8 @@ void StoreElement(DType dtype, std::byte* p, const WideValue& v) {
       return Write<double>(p, AsDouble(v));
     case DType::kComplex64:
     case DType::kComplex128: {
-      std::complex<double> c = v.domain == DTypeKind::kComplex ? v.c
-                                                               : std::complex<double>(AsDouble(v));
+      std::complex<double> c =
+          v.domain == DTypeKind::kComplex ? v.c : std::complex<double>(AsDouble(v));
       if (dtype == DType::kComplex64) {
         Write<float>(p, static_cast<float>(c.real()));
         Write<float>(p + 4, static_cast<float>(c.imag()));

@@ -29,12 +29,34 @@ struct WideValue {
   double f = 0;
   std::complex<double> c;
 
-  static WideValue Bool(bool v) { return {DTypeKind::kBool, v}; }
-  static WideValue Signed(int64_t v) { return {DTypeKind::kSigned, false, v}; }
-  static WideValue Unsigned(uint64_t v) { return {DTypeKind::kUnsigned, false, 0, v}; }
-  static WideValue Float(double v) { return {DTypeKind::kFloat, false, 0, 0, v}; }
+  static WideValue Bool(bool v) {
+    WideValue w;
+    w.b = v;
+    return w;
+  }
+  static WideValue Signed(int64_t v) {
+    WideValue w;
+    w.domain = DTypeKind::kSigned;
+    w.i = v;
+    return w;
+  }
+  static WideValue Unsigned(uint64_t v) {
+    WideValue w;
+    w.domain = DTypeKind::kUnsigned;
+    w.u = v;
+    return w;
+  }
+  static WideValue Float(double v) {
+    WideValue w;
+    w.domain = DTypeKind::kFloat;
+    w.f = v;
+    return w;
+  }
   static WideValue Complex(std::complex<double> v) {
-    return {DTypeKind::kComplex, false, 0, 0, 0, v};
+    WideValue w;
+    w.domain = DTypeKind::kComplex;
+    w.c = v;
+    return w;
   }
 };
 

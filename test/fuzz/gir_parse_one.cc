@@ -18,8 +18,8 @@ ParseOutcome ParseOne(const uint8_t* data, size_t size, std::string& failure) {
   std::string printed = ir::Print(*graph);
   absl::StatusOr<ir::Graph> reparsed = ir::Parse(printed);
   if (!reparsed.ok()) {
-    failure = "printed text does not parse: " + std::string(reparsed.status().message()) +
-              "\n" + printed;
+    failure =
+        "printed text does not parse: " + std::string(reparsed.status().message()) + "\n" + printed;
     return ParseOutcome::kParseError;
   }
   if (ir::Print(*reparsed) != printed) failure = "print(parse(print(g))) != print(g):\n" + printed;

@@ -39,11 +39,10 @@ TEST(DType, WeakScalarPromotionMatchesNep50) {
   nlohmann::json table = test::LoadFixture("promotion.json")["weak"];
   for (auto& [key, value] : table.items()) {
     std::vector<std::string> parts = absl::StrSplit(key, ',');
-    WeakScalar kind = parts[1] == "int" ? WeakScalar::kInt
+    WeakScalar kind = parts[1] == "int"     ? WeakScalar::kInt
                       : parts[1] == "float" ? WeakScalar::kFloat
                                             : WeakScalar::kComplex;
-    EXPECT_EQ(DTypeName(PromoteWithWeakScalar(D(parts[0]), kind)), value.get<std::string>())
-        << key;
+    EXPECT_EQ(DTypeName(PromoteWithWeakScalar(D(parts[0]), kind)), value.get<std::string>()) << key;
   }
 }
 

@@ -12,8 +12,8 @@ namespace {
 TEST(Half, ExactValuesAndSpecials) {
   EXPECT_EQ(DoubleToHalfBits(1.0), 0x3c00);
   EXPECT_EQ(DoubleToHalfBits(-2.0), 0xc000);
-  EXPECT_EQ(DoubleToHalfBits(65504.0), 0x7bff);             // largest finite
-  EXPECT_EQ(DoubleToHalfBits(65520.0), 0x7c00);             // rounds up to inf
+  EXPECT_EQ(DoubleToHalfBits(65504.0), 0x7bff);  // largest finite
+  EXPECT_EQ(DoubleToHalfBits(65520.0), 0x7c00);  // rounds up to inf
   EXPECT_EQ(DoubleToHalfBits(65519.99), 0x7bff);
   EXPECT_EQ(DoubleToHalfBits(std::ldexp(1.0, -24)), 0x0001);  // smallest subnormal
   EXPECT_EQ(DoubleToHalfBits(std::ldexp(1.0, -25)), 0x0000);  // tie to even: zero
@@ -30,8 +30,12 @@ TEST(Half, EveryPatternRoundTrips) {
   for (uint32_t bits = 0; bits < 0x10000; ++bits) {
     double h = HalfBitsToDouble(static_cast<uint16_t>(bits));
     double b = BFloat16BitsToDouble(static_cast<uint16_t>(bits));
-    if (!std::isnan(h)) EXPECT_EQ(DoubleToHalfBits(h), bits) << std::hex << bits;
-    if (!std::isnan(b)) EXPECT_EQ(DoubleToBFloat16Bits(b), bits) << std::hex << bits;
+    if (!std::isnan(h)) {
+      EXPECT_EQ(DoubleToHalfBits(h), bits) << std::hex << bits;
+    }
+    if (!std::isnan(b)) {
+      EXPECT_EQ(DoubleToBFloat16Bits(b), bits) << std::hex << bits;
+    }
   }
 }
 

@@ -51,9 +51,10 @@ HostTensor RunBinary(const std::string& op, DType in, DType out, const std::vect
 
 TEST(Interpreter, FloorDivisionAndModuloSigns) {
   // Python semantics: the quotient rounds toward -inf, the remainder takes the divisor's sign.
-  HostTensor q = RunBinary("floor_divide", DType::kInt32, DType::kInt32, {7, -7, 7, -7, 5},
-                           {2, 2, -2, -2, 0});
-  HostTensor m = RunBinary("mod", DType::kInt32, DType::kInt32, {7, -7, 7, -7, 5}, {2, 2, -2, -2, 0});
+  HostTensor q =
+      RunBinary("floor_divide", DType::kInt32, DType::kInt32, {7, -7, 7, -7, 5}, {2, 2, -2, -2, 0});
+  HostTensor m =
+      RunBinary("mod", DType::kInt32, DType::kInt32, {7, -7, 7, -7, 5}, {2, 2, -2, -2, 0});
   std::vector<double> q_want = {3, -4, -4, 3, 0}, m_want = {1, 1, -1, -1, 0};
   for (int i = 0; i < 5; ++i) {
     EXPECT_EQ(ElementAsDouble(q, i), q_want[i]) << i;
@@ -78,14 +79,16 @@ TEST(Interpreter, IntegerOverflowWraps) {
 
 TEST(Interpreter, NanInfAndSignedZero) {
   const double nan = std::numeric_limits<double>::quiet_NaN(), inf = INFINITY;
-  HostTensor mx = RunBinary("maximum", DType::kFloat32, DType::kFloat32, {nan, 1, -0.0}, {1, nan, 0.0});
+  HostTensor mx =
+      RunBinary("maximum", DType::kFloat32, DType::kFloat32, {nan, 1, -0.0}, {1, nan, 0.0});
   EXPECT_TRUE(std::isnan(ElementAsDouble(mx, 0)));
   EXPECT_TRUE(std::isnan(ElementAsDouble(mx, 1)));
   EXPECT_FALSE(std::signbit(ElementAsDouble(mx, 2)));  // IEEE 754-2019: +0 is the larger zero
   HostTensor fx = RunBinary("fmax", DType::kFloat32, DType::kFloat32, {nan, 1}, {1, nan});
   EXPECT_EQ(ElementAsDouble(fx, 0), 1);
   EXPECT_EQ(ElementAsDouble(fx, 1), 1);
-  HostTensor dv = RunBinary("div", DType::kFloat64, DType::kFloat64, {1, -1, 0, inf}, {0, 0, 0, inf});
+  HostTensor dv =
+      RunBinary("div", DType::kFloat64, DType::kFloat64, {1, -1, 0, inf}, {0, 0, 0, inf});
   EXPECT_EQ(ElementAsDouble(dv, 0), inf);
   EXPECT_EQ(ElementAsDouble(dv, 1), -inf);
   EXPECT_TRUE(std::isnan(ElementAsDouble(dv, 2)));
@@ -134,7 +137,8 @@ TEST(Interpreter, CastSemanticsAtTheEdges) {
   absl::StatusOr<std::vector<HostTensor>> r =
       Interpret(g, {MakeTensor(DType::kFloat64, {300.0, -300.0, nan, -1.7, 0.0, 2.9})});
   ASSERT_TRUE(r.ok()) << r.status();
-  std::vector<double> i8 = {127, -128, 0, -1, 0, 2}, u8 = {255, 0, 0, 0, 0, 2}, b = {1, 1, 1, 1, 0, 1};
+  std::vector<double> i8 = {127, -128, 0, -1, 0, 2}, u8 = {255, 0, 0, 0, 0, 2},
+                      b = {1, 1, 1, 1, 0, 1};
   for (int i = 0; i < 6; ++i) {
     EXPECT_EQ(ElementAsDouble((*r)[0], i), i8[i]) << i;
     EXPECT_EQ(ElementAsDouble((*r)[1], i), u8[i]) << i;
@@ -148,12 +152,12 @@ TEST(Interpreter, SpmvRejectsBadIndicesWithAClearError) {
       "  %y = spmv %v, %c, %o, %x : f32[2]\n  return %y\n}\n");
   HostTensor values = MakeTensor(DType::kFloat32, {1, 2});
   HostTensor x = MakeTensor(DType::kFloat32, {3, 4});
-  absl::StatusOr<std::vector<HostTensor>> bad_column =
-      Interpret(g, {values, MakeTensor(DType::kInt32, {0, 5}), MakeTensor(DType::kInt32, {0, 1, 2}), x});
+  absl::StatusOr<std::vector<HostTensor>> bad_column = Interpret(
+      g, {values, MakeTensor(DType::kInt32, {0, 5}), MakeTensor(DType::kInt32, {0, 1, 2}), x});
   ASSERT_FALSE(bad_column.ok());
   EXPECT_NE(bad_column.status().message().find("column index 5"), std::string::npos);
-  absl::StatusOr<std::vector<HostTensor>> bad_offsets =
-      Interpret(g, {values, MakeTensor(DType::kInt32, {0, 1}), MakeTensor(DType::kInt32, {0, 2, 1}), x});
+  absl::StatusOr<std::vector<HostTensor>> bad_offsets = Interpret(
+      g, {values, MakeTensor(DType::kInt32, {0, 1}), MakeTensor(DType::kInt32, {0, 2, 1}), x});
   ASSERT_FALSE(bad_offsets.ok());
   EXPECT_NE(bad_offsets.status().message().find("row_offsets"), std::string::npos);
 }

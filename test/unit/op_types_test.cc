@@ -52,8 +52,8 @@ TEST(OpTypes, BinaryResultDTypesMatchNumpyForAllPairs) {
 
 TEST(OpTypes, ReductionAccumulatorsFollowNumpy) {
   auto sum_of = [](DType d) {
-    return InferResultType(OpCode::kReduceSum, {TensorType{d, Shape{4}}}, {{"axes", std::vector<int64_t>{0}}},
-                           std::nullopt)
+    return InferResultType(OpCode::kReduceSum, {TensorType{d, Shape{4}}},
+                           {{"axes", std::vector<int64_t>{0}}}, std::nullopt)
         ->dtype;
   };
   EXPECT_EQ(sum_of(DType::kInt8), DType::kInt64);

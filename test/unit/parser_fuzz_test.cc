@@ -35,11 +35,46 @@ std::vector<std::string> LoadCorpus() {
 }
 
 /// Fragments that push the parser into its corners when spliced in.
-constexpr const char* kDictionary[] = {
-    "%x", "%", "@", "f32[2,3]", "[", "]", "{", "}", "(", ")", ",", ":", "=", "->", "-",
-    "return", "func", "nan", "-inf", "1e999", "99999999999999999999", "-9223372036854775808",
-    "{axes = [0], keepdims = true}", "\"", "\\", "//", "\n", "(1.0, 2.0)", "bf16[]", "c128[0]",
-    "reduce_sum", "concatenate", "pad", "slice", "\x00", "\xff", "0.", ".5", "1e", "-x"};
+constexpr const char* kDictionary[] = {"%x",
+                                       "%",
+                                       "@",
+                                       "f32[2,3]",
+                                       "[",
+                                       "]",
+                                       "{",
+                                       "}",
+                                       "(",
+                                       ")",
+                                       ",",
+                                       ":",
+                                       "=",
+                                       "->",
+                                       "-",
+                                       "return",
+                                       "func",
+                                       "nan",
+                                       "-inf",
+                                       "1e999",
+                                       "99999999999999999999",
+                                       "-9223372036854775808",
+                                       "{axes = [0], keepdims = true}",
+                                       "\"",
+                                       "\\",
+                                       "//",
+                                       "\n",
+                                       "(1.0, 2.0)",
+                                       "bf16[]",
+                                       "c128[0]",
+                                       "reduce_sum",
+                                       "concatenate",
+                                       "pad",
+                                       "slice",
+                                       "\x00",
+                                       "\xff",
+                                       "0.",
+                                       ".5",
+                                       "1e",
+                                       "-x"};
 
 std::string Mutate(std::string text, std::mt19937_64& rng) {
   auto below = [&](size_t n) { return n == 0 ? 0 : static_cast<size_t>(rng() % n); };
@@ -75,12 +110,12 @@ std::string Mutate(std::string text, std::mt19937_64& rng) {
 TEST(ParserFuzz, MutatedCorpusNeverCrashesOrBreaksRoundTrip) {
   std::vector<std::string> corpus = LoadCorpus();
   ASSERT_GE(corpus.size(), 5u) << "the .gir corpus is missing";
-  uint64_t seed = static_cast<uint64_t>(
-      std::chrono::steady_clock::now().time_since_epoch().count());
+  uint64_t seed =
+      static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
   if (const char* fixed = std::getenv("GPUC_FUZZ_SEED")) seed = std::strtoull(fixed, nullptr, 10);
   std::cout << "parser fuzz seed: " << seed << " (GPUC_FUZZ_SEED to reproduce)\n";
   std::mt19937_64 rng(seed);
-  constexpr int kMutations = 30000;
+  constexpr int kMutations = 100000;
   int counts[3] = {0, 0, 0};
   for (int i = 0; i < kMutations; ++i) {
     std::string input = Mutate(corpus[rng() % corpus.size()], rng);

@@ -57,7 +57,9 @@ bool ScalarMatches(double a, double e, ir::DType dtype, const std::string& toler
 }  // namespace
 
 nlohmann::json LoadFixture(const std::string& name) {
-  std::ifstream in(absl::StrCat(GPUC_FIXTURE_DIR, "/", name));
+  // GPUC_FIXTURE_DIR in the environment serves a test binary moved to another machine.
+  const char* dir = std::getenv("GPUC_FIXTURE_DIR");
+  std::ifstream in(absl::StrCat(dir ? dir : GPUC_FIXTURE_DIR, "/", name));
   EXPECT_TRUE(in) << "missing fixture " << name;
   return nlohmann::json::parse(in);
 }
@@ -98,11 +100,16 @@ ir::HostTensor MakeTensor(ir::DType dtype, const std::vector<double>& values,
 double ElementAsDouble(const ir::HostTensor& t, int64_t i) {
   ir::WideValue v = ir::LoadElement(t.dtype(), t.element(i));
   switch (v.domain) {
-    case ir::DTypeKind::kBool: return v.b;
-    case ir::DTypeKind::kSigned: return static_cast<double>(v.i);
-    case ir::DTypeKind::kUnsigned: return static_cast<double>(v.u);
-    case ir::DTypeKind::kFloat: return v.f;
-    case ir::DTypeKind::kComplex: return v.c.real();
+    case ir::DTypeKind::kBool:
+      return v.b;
+    case ir::DTypeKind::kSigned:
+      return static_cast<double>(v.i);
+    case ir::DTypeKind::kUnsigned:
+      return static_cast<double>(v.u);
+    case ir::DTypeKind::kFloat:
+      return v.f;
+    case ir::DTypeKind::kComplex:
+      return v.c.real();
   }
   return 0;
 }
@@ -118,7 +125,7 @@ std::string CompareTensors(const ir::HostTensor& actual, const ir::HostTensor& e
   for (int64_t i = 0; i < actual.num_elements(); ++i) {
     ir::WideValue a = ir::LoadElement(actual.dtype(), actual.element(i));
     ir::WideValue e = ir::LoadElement(expected.dtype(), expected.element(i));
-    bool ok;
+    bool ok = false;
     std::string shown;
     switch (a.domain) {
       case ir::DTypeKind::kBool:

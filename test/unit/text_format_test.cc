@@ -122,7 +122,9 @@ TEST(TextFormat, EveryOpRoundTripsThroughTextAndJson) {
     const Node& reparsed = *parsed->nodes.back();
     EXPECT_EQ(reparsed.op(), op);
     EXPECT_EQ(reparsed.type(), node->type());
-    if (op != OpCode::kConstant) EXPECT_TRUE(reparsed.attrs() == node->attrs()) << text;
+    if (op != OpCode::kConstant) {
+      EXPECT_TRUE(reparsed.attrs() == node->attrs()) << text;
+    }
     absl::StatusOr<Graph> from_json = FromJson(ToJson(graph));
     ASSERT_TRUE(from_json.ok()) << from_json.status();
     EXPECT_EQ(Print(*from_json), text);
@@ -136,8 +138,8 @@ TEST(TextFormat, EveryOpRoundTripsThroughTextAndJson) {
 TEST(TextFormat, DoublesKeepTheirBits) {
   for (double d : {0.1, -0.0, 1e-7, 5e-324, 1.7976931348623157e308, 2.0, -3.25, 1e22}) {
     Graph g = Graph::FromResults(
-        "c", {}, {Node::Create(OpCode::kConstant, TensorType{DType::kFloat64, {}}, {},
-                               {{"value", d}})});
+        "c", {},
+        {Node::Create(OpCode::kConstant, TensorType{DType::kFloat64, {}}, {}, {{"value", d}})});
     absl::StatusOr<Graph> parsed = Parse(Print(g));
     ASSERT_TRUE(parsed.ok()) << parsed.status();
     double back = *parsed->nodes[0]->attrs().Get<double>("value");
@@ -195,10 +197,11 @@ TEST(TextFormat, ParseErrorsGivePositionAndExpectation) {
 }
 
 TEST(TextFormat, JsonErrorsNameTheField) {
-  nlohmann::json bad = {{"name", "f"}, {"params", nlohmann::json::array()},
-                        {"nodes", {{{"name", "y"}, {"op", "exp"}, {"operands", {"q"}},
-                                    {"type", "f32[2]"}}}},
-                        {"results", {"y"}}};
+  nlohmann::json bad = {
+      {"name", "f"},
+      {"params", nlohmann::json::array()},
+      {"nodes", {{{"name", "y"}, {"op", "exp"}, {"operands", {"q"}}, {"type", "f32[2]"}}}},
+      {"results", {"y"}}};
   absl::StatusOr<Graph> g = FromJson(bad);
   ASSERT_FALSE(g.ok());
   EXPECT_NE(g.status().message().find("undefined value 'q'"), std::string::npos) << g.status();

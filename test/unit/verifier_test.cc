@@ -36,7 +36,8 @@ TEST(Verifier, RejectsIllTypedNodesWithTheNodesName) {
       {"%y = reduce_sum %x : f32[]", "f32[]", "missing attribute 'axes'"},
       {"%y = reduce_sum %x {axes = [0], keepdim = true} : f32[3]", "f32[3]",
        "unknown attribute 'keepdim'"},
-      {"%y = reduce_sum %x {axes = 0} : f32[3]", "f32[3]", "'axes' must be a list of ints, not int"},
+      {"%y = reduce_sum %x {axes = 0} : f32[3]", "f32[3]",
+       "'axes' must be a list of ints, not int"},
       {"%y = transpose %x {perm = [0, 0]} : f32[2,2]", "f32[2,2]", "is not a permutation"},
       {"%y = slice %x {start = [0, 0], stop = [3, 3], step = [1, 1]} : f32[3,3]", "f32[3,3]",
        "is not a normalized slice of extent 2"},
@@ -60,8 +61,9 @@ TEST(Verifier, RejectsIllTypedNodesWithTheNodesName) {
       {"%y = exp %x : f32[-2,3]", "f32[-2,3]", "negative extent"},
   };
   for (const TextCase& c : cases) {
-    std::string text = std::string("func @f(%x: f32[2,3], %b: bool[2,3], %i: i32[4], %e: f32[0,3]) -> (") +
-                       c.result_type + ") {\n  " + c.body + "\n  return %y\n}\n";
+    std::string text =
+        std::string("func @f(%x: f32[2,3], %b: bool[2,3], %i: i32[4], %e: f32[0,3]) -> (") +
+        c.result_type + ") {\n  " + c.body + "\n  return %y\n}\n";
     absl::StatusOr<Graph> graph = Parse(text);
     ASSERT_TRUE(graph.ok()) << graph.status() << "\n" << text;
     absl::Status s = Verify(*graph);

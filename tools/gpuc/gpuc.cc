@@ -89,20 +89,20 @@ absl::StatusOr<std::vector<ir::HostTensor>> LoadArguments(const Options& options
 
 absl::Status Run(const Options& options, const ir::Graph& graph) {
   if (options.target != "interp") {
-    return absl::UnimplementedError(
-        absl::StrCat("--target=", options.target, ": only the reference interpreter "
-                     "(--target=interp) exists yet; the host and cuda back ends are issues 4 and 6"));
+    return absl::UnimplementedError(absl::StrCat(
+        "--target=", options.target,
+        ": only the reference interpreter "
+        "(--target=interp) exists yet; the host and cuda back ends are issues 4 and 6"));
   }
   absl::StatusOr<std::vector<ir::HostTensor>> args = LoadArguments(options, graph);
   if (!args.ok()) return args.status();
   absl::StatusOr<std::vector<ir::HostTensor>> results = ir::Interpret(graph, *args);
   if (!results.ok()) return results.status();
   ir::ValueNames names(graph);
-  std::string out = absl::StrCat("@", graph.name, " on ", options.target, " (inputs: ",
-                                 options.inputs == "random"
-                                     ? absl::StrCat("random, seed ", options.seed)
-                                     : options.inputs,
-                                 ")\n");
+  std::string out = absl::StrCat(
+      "@", graph.name, " on ", options.target, " (inputs: ",
+      options.inputs == "random" ? absl::StrCat("random, seed ", options.seed) : options.inputs,
+      ")\n");
   for (size_t i = 0; i < results->size(); ++i) {
     absl::StrAppend(&out, SummarizeTensor(absl::StrCat("%", names.NameOf(graph.results[i].get())),
                                           (*results)[i], options.show_values));
@@ -125,9 +125,10 @@ std::string OpListText() {
   std::string out;
   for (ir::OpCode op : ir::AllOps()) {
     const ir::OpInfo& info = ir::GetOpInfo(op);
-    absl::StrAppend(&out, info.name, "\t",
-                    info.arity == ir::kVariadic ? std::string("variadic") : absl::StrCat(info.arity),
-                    "\t", ir::OpKindName(info.kind), "\n");
+    absl::StrAppend(
+        &out, info.name, "\t",
+        info.arity == ir::kVariadic ? std::string("variadic") : absl::StrCat(info.arity), "\t",
+        ir::OpKindName(info.kind), "\n");
   }
   return out;
 }
@@ -154,17 +155,18 @@ absl::Status Main(const Options& options) {
     // "file:3:7: ..." for parse errors (compiler style), "file: @f: ..." for the rest.
     absl::string_view message = graph.status().message();
     bool positioned = !message.empty() && absl::ascii_isdigit(message[0]);
-    return absl::Status(graph.status().code(), absl::StrCat(options.input_path,
-                                                            positioned ? ":" : ": ", message));
+    return absl::Status(graph.status().code(),
+                        absl::StrCat(options.input_path, positioned ? ":" : ": ", message));
   }
   if (options.emit == "ir") {
     if (absl::Status s = WriteOutput(options, ir::Print(*graph)); !s.ok()) return s;
   } else if (options.emit == "json") {
     if (absl::Status s = WriteOutput(options, ir::ToJson(*graph).dump(2) + "\n"); !s.ok()) return s;
   } else if (!options.emit.empty()) {
-    return absl::UnimplementedError(absl::StrCat(
-        "--emit=", options.emit, ": this stage does not exist yet (passes, fusion and codegen "
-        "arrive with issues 4 and 6)"));
+    return absl::UnimplementedError(
+        absl::StrCat("--emit=", options.emit,
+                     ": this stage does not exist yet (passes, fusion and codegen "
+                     "arrive with issues 4 and 6)"));
   }
   if (options.run) return Run(options, *graph);
   return absl::OkStatus();

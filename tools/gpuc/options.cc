@@ -60,8 +60,8 @@ absl::StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
       options.inputs = value_of("--inputs");
     } else if (is_flag("--seed")) {
       if (!absl::SimpleAtoi(value_of("--seed"), &options.seed)) {
-        return absl::InvalidArgumentError(absl::StrCat("--seed needs an unsigned integer, got '",
-                                                       value_of("--seed"), "'"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("--seed needs an unsigned integer, got '", value_of("--seed"), "'"));
       }
     } else if (is_flag("--show")) {
       if (!absl::SimpleAtoi(value_of("--show"), &options.show_values) || options.show_values < 0) {
@@ -73,16 +73,16 @@ absl::StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
       options.save_outputs = value_of("--save-outputs");
     } else if (arg == "-" || !absl::StartsWith(arg, "-")) {
       if (!options.input_path.empty()) {
-        return absl::InvalidArgumentError(absl::StrCat("more than one input file: '",
-                                                       options.input_path, "' and '", arg, "'"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("more than one input file: '", options.input_path, "' and '", arg, "'"));
       }
       options.input_path = arg;
     } else {
       return absl::InvalidArgumentError(absl::StrCat("unknown option '", arg, "' (see --help)"));
     }
   }
-  static constexpr absl::string_view kStages[] = {"", "ir", "json", "opt", "fused",
-                                                 "plan", "llvm", "ptx"};
+  static constexpr absl::string_view kStages[] = {"",      "ir",   "json", "opt",
+                                                  "fused", "plan", "llvm", "ptx"};
   bool known = false;
   for (absl::string_view s : kStages) known = known || options.emit == s;
   if (!known) {

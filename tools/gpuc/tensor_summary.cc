@@ -74,7 +74,8 @@ std::string SummarizeTensor(const std::string& name, const ir::HostTensor& tenso
   absl::StrAppend(&out, "  nan=", nans, " inf=", infs, "\n  [");
   int64_t shown = std::min<int64_t>(n, show_values);
   for (int64_t i = 0; i < shown; ++i) {
-    absl::StrAppend(&out, i ? ", " : "", FormatValue(ir::LoadElement(tensor.dtype(), tensor.element(i))));
+    absl::StrAppend(&out, i ? ", " : "",
+                    FormatValue(ir::LoadElement(tensor.dtype(), tensor.element(i))));
   }
   absl::StrAppend(&out, shown < n ? ", ...]\n" : "]\n");
   return out;

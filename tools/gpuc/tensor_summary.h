@@ -15,8 +15,7 @@
 
 namespace gpuc::tool {
 
-std::string SummarizeTensor(const std::string& name, const ir::HostTensor& tensor,
-                            int show_values);
+std::string SummarizeTensor(const std::string& name, const ir::HostTensor& tensor, int show_values);
 
 }  // namespace gpuc::tool
 

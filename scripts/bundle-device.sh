@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# bundle-device.sh — build gpuc for the GPU machine and pack it for the device tool's `carry`.
+#
+# Builds with GPUC_STATIC_DEPS (LLVM, GoogleTest and the C++ runtime static) into build-device/,
+# then packs bin/, lib/libgpuc.so and the shared libraries the GPU machine lacks (Abseil) into
+# carry/gpuc-device.tar.gz. On the device:  tar xzf carry/gpuc-device.tar.gz -C /tmp
+# and run /tmp/gpuc-device/bin/gpuc (the $ORIGIN run path finds the libraries).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./scripts/build.sh build-device -DGPUC_STATIC_DEPS=ON -DGPUC_BUILD_BENCH=OFF
+stage=$(mktemp -d)/gpuc-device
+mkdir -p "$stage/bin" "$stage/lib"
+cp build-device/bin/gpuc build-device/test/unit/gpuc_unit_tests "$stage/bin/"
+cp build-device/lib/libgpuc.so "$stage/lib/"
+# Every Abseil library that libgpuc.so needs, found by the loader here.
+ldd build-device/lib/libgpuc.so | awk '/libabsl/ {print $3}' | xargs -r cp -L -t "$stage/lib/"
+strip --strip-unneeded "$stage"/bin/* "$stage"/lib/*
+mkdir -p carry
+tar czf carry/gpuc-device.tar.gz -C "$(dirname "$stage")" gpuc-device
+ls -l carry/gpuc-device.tar.gz
