@@ -16,13 +16,14 @@
 #include <gtest/gtest.h>
 
 #include "test/fuzz/gir_parse_one.h"
+#include "test/unit/test_util.h"
 
 namespace gpuc::fuzz {
 namespace {
 
 std::vector<std::string> LoadCorpus() {
   std::vector<std::string> corpus;
-  for (const char* root : {GPUC_LIT_DIR, GPUC_EXAMPLES_DIR}) {
+  for (const std::string& root : {test::SourcePath("test/lit"), test::SourcePath("examples")}) {
     for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
       if (entry.path().extension() != ".gir") continue;
       std::ifstream in(entry.path());

@@ -56,10 +56,13 @@ bool ScalarMatches(double a, double e, ir::DType dtype, const std::string& toler
 
 }  // namespace
 
+std::string SourcePath(const std::string& relative) {
+  const char* dir = std::getenv("GPUC_SOURCE_DIR");
+  return absl::StrCat(dir ? dir : GPUC_SOURCE_DIR, "/", relative);
+}
+
 nlohmann::json LoadFixture(const std::string& name) {
-  // GPUC_FIXTURE_DIR in the environment serves a test binary moved to another machine.
-  const char* dir = std::getenv("GPUC_FIXTURE_DIR");
-  std::ifstream in(absl::StrCat(dir ? dir : GPUC_FIXTURE_DIR, "/", name));
+  std::ifstream in(SourcePath("test/fixtures/" + name));
   EXPECT_TRUE(in) << "missing fixture " << name;
   return nlohmann::json::parse(in);
 }

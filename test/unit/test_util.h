@@ -18,6 +18,10 @@
 
 namespace gpuc::test {
 
+/// A path in the source tree. GPUC_SOURCE_DIR in the environment overrides the build's source
+/// directory, for a test binary moved to another machine (the GPU machine).
+std::string SourcePath(const std::string& relative);
+
 /// Parses test/fixtures/NAME.
 nlohmann::json LoadFixture(const std::string& name);
 
