@@ -28,12 +28,8 @@ if(NOT GPUC_PYTHON)
 endif()
 
 # CUDA headers only: nothing links libcuda (the runtime dlopens the driver).
-find_path(GPUC_CUDA_INCLUDE_DIR cuda.h HINTS /usr/local/cuda/include)
-if(GPUC_CUDA_INCLUDE_DIR)
-  message(STATUS "gpuc: CUDA headers at ${GPUC_CUDA_INCLUDE_DIR}")
-else()
-  message(STATUS "gpuc: CUDA headers not found; GPU back ends will be built without them")
-endif()
+find_path(GPUC_CUDA_INCLUDE_DIR cuda.h HINTS /usr/local/cuda/include REQUIRED)
+message(STATUS "gpuc: CUDA headers at ${GPUC_CUDA_INCLUDE_DIR}")
 
 # The Abseil libraries the project uses, as one interface target.
 add_library(gpuc_absl INTERFACE)

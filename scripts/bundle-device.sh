@@ -7,10 +7,11 @@
 # and run /tmp/gpuc-device/bin/gpuc (the $ORIGIN run path finds the libraries).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-./scripts/build.sh build-device -DGPUC_STATIC_DEPS=ON -DGPUC_BUILD_BENCH=OFF
+./scripts/build.sh build-device -DGPUC_STATIC_DEPS=ON
 stage=$(mktemp -d)/gpuc-device
 mkdir -p "$stage/bin" "$stage/lib"
-cp build-device/bin/gpuc build-device/test/unit/gpuc_unit_tests "$stage/bin/"
+cp build-device/bin/gpuc build-device/test/unit/gpuc_unit_tests build-device/test/gpu/gpuc_gpu_tests \
+  build-device/bench/bench_pool build-device/bench/bench_ir "$stage/bin/"
 cp build-device/lib/libgpuc.so "$stage/lib/"
 # Every Abseil library that libgpuc.so needs, found by the loader here.
 ldd build-device/lib/libgpuc.so | awk '/libabsl/ {print $3}' | xargs -r cp -L -t "$stage/lib/"

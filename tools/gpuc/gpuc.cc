@@ -23,6 +23,7 @@
 #include "ir/printer.h"
 #include "ir/value_names.h"
 #include "ir/verifier.h"
+#include "runtime/cuda_driver.h"
 #include "tools/gpuc/options.h"
 #include "tools/gpuc/random_inputs.h"
 #include "tools/gpuc/tensor_summary.h"
@@ -117,8 +118,7 @@ absl::Status Run(const Options& options, const ir::Graph& graph) {
 
 std::string InfoText() {
   return absl::StrCat("gpuc ", GPUC_VERSION, "\n", "LLVM: ", GPUC_LLVM_VERSION, "\n",
-                      "targets: interp (reference interpreter)\n",
-                      "cuda: not built yet (the GPU runtime is issue 5)\n");
+                      "targets: interp (reference interpreter)\n", runtime::DescribeCudaDevices());
 }
 
 std::string OpListText() {

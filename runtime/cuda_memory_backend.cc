@@ -1,0 +1,105 @@
+//===- cuda_memory_backend.cc - The memory pool's backend over the driver -===//
+#include "runtime/cuda_memory_backend.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace gpuc::runtime {
+namespace {
+
+class CudaMemoryBackend : public DeviceMemoryBackend {
+ public:
+  CudaMemoryBackend(const CudaDriver* driver, CUdevice device, CUcontext context)
+      : driver_(driver), device_(device), context_(context) {}
+  ~CudaMemoryBackend() override { driver_->cuDevicePrimaryCtxRelease(device_); }
+
+  absl::StatusOr<uint64_t> Allocate(size_t bytes) override {
+    if (absl::Status s = MakeCurrent(); !s.ok()) return s;
+    CUdeviceptr address = 0;
+    if (absl::Status s = Check(driver_->cuMemAlloc(&address, bytes), "cuMemAlloc"); !s.ok()) {
+      return s;
+    }
+    return static_cast<uint64_t>(address);
+  }
+
+  void Free(uint64_t address) override {
+    // A failing free means a corrupted context; the pool has nothing better to do than go on.
+    (void)MakeCurrent();
+    (void)driver_->cuMemFree(static_cast<CUdeviceptr>(address));
+  }
+
+  absl::StatusOr<EventId> RecordEvent(StreamId stream) override {
+    if (absl::Status s = MakeCurrent(); !s.ok()) return s;
+    CUevent event = nullptr;
+    if (absl::Status s =
+            Check(driver_->cuEventCreate(&event, CU_EVENT_DISABLE_TIMING), "cuEventCreate");
+        !s.ok()) {
+      return s;
+    }
+    if (absl::Status s = Check(driver_->cuEventRecord(event, reinterpret_cast<CUstream>(stream)),
+                               "cuEventRecord");
+        !s.ok()) {
+      driver_->cuEventDestroy(event);
+      return s;
+    }
+    return reinterpret_cast<EventId>(event);
+  }
+
+  bool EventCompleted(EventId event) override {
+    // CUDA_ERROR_NOT_READY means pending; any other error also keeps the block out of reuse
+    // until the next synchronization reports it.
+    return driver_->cuEventQuery(reinterpret_cast<CUevent>(event)) == CUDA_SUCCESS;
+  }
+
+  void DestroyEvent(EventId event) override {
+    (void)driver_->cuEventDestroy(reinterpret_cast<CUevent>(event));
+  }
+
+  absl::Status Synchronize() override {
+    if (absl::Status s = MakeCurrent(); !s.ok()) return s;
+    return Check(driver_->cuCtxSynchronize(), "cuCtxSynchronize");
+  }
+
+  size_t DeviceFreeBytes() override {
+    size_t free_bytes = 0, total_bytes = 0;
+    if (!MakeCurrent().ok()) return 0;
+    if (driver_->cuMemGetInfo(&free_bytes, &total_bytes) != CUDA_SUCCESS) return 0;
+    return free_bytes;
+  }
+
+ private:
+  absl::Status MakeCurrent() {
+    return Check(driver_->cuCtxSetCurrent(context_), "cuCtxSetCurrent");
+  }
+  absl::Status Check(CUresult result, absl::string_view call) {
+    return CudaStatus(*driver_, result, call);
+  }
+
+  const CudaDriver* driver_;
+  CUdevice device_;
+  CUcontext context_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<DeviceMemoryBackend>> CreateCudaMemoryBackend(int ordinal) {
+  absl::StatusOr<const CudaDriver*> driver = GetCudaDriver();
+  if (!driver.ok()) return driver.status();
+  const CudaDriver& d = **driver;
+  if (ordinal < 0 || ordinal >= d.device_count) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("cuda:", ordinal, " does not exist (", d.device_count, " device(s))"));
+  }
+  CUdevice device;
+  if (absl::Status s = CudaStatus(d, d.cuDeviceGet(&device, ordinal), "cuDeviceGet"); !s.ok()) {
+    return s;
+  }
+  CUcontext context;
+  if (absl::Status s =
+          CudaStatus(d, d.cuDevicePrimaryCtxRetain(&context, device), "cuDevicePrimaryCtxRetain");
+      !s.ok()) {
+    return s;
+  }
+  return std::unique_ptr<DeviceMemoryBackend>(new CudaMemoryBackend(&d, device, context));
+}
+
+}  // namespace gpuc::runtime
