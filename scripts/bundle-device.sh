@@ -7,7 +7,7 @@
 # and run /tmp/gpuc-device/bin/gpuc (the $ORIGIN run path finds the libraries).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-./scripts/build.sh build-device -DGPUC_STATIC_DEPS=ON
+./scripts/build.sh build-device -DGPUC_STATIC_DEPS=ON -DGPUC_BUILD_BENCH=ON
 stage=$(mktemp -d)/gpuc-device
 mkdir -p "$stage/bin" "$stage/lib"
 cp build-device/bin/gpuc build-device/test/unit/gpuc_unit_tests build-device/test/gpu/gpuc_gpu_tests \
