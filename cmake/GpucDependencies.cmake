@@ -10,6 +10,9 @@ if(GPUC_STATIC_DEPS)
   # GoogleTest and the C++ runtime are linked statically.
   set(CMAKE_BUILD_RPATH "$ORIGIN:$ORIGIN/../lib")
   set(CMAKE_BUILD_RPATH_USE_ORIGIN ON)
+  # DT_RPATH, not DT_RUNPATH: a run path also serves the libraries' own dependencies
+  # (libabsl_synchronization needs libabsl_spinlock_wait), which RUNPATH does not.
+  add_link_options(-Wl,--disable-new-dtags)
 endif()
 
 find_package(LLVM 19.1 REQUIRED CONFIG HINTS /usr/lib/llvm-19/lib/cmake/llvm)

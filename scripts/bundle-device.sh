@@ -13,8 +13,9 @@ mkdir -p "$stage/bin" "$stage/lib"
 cp build-device/bin/gpuc build-device/test/unit/gpuc_unit_tests build-device/test/gpu/gpuc_gpu_tests \
   build-device/bench/bench_pool build-device/bench/bench_ir "$stage/bin/"
 cp build-device/lib/libgpuc.so "$stage/lib/"
-# Every Abseil library that libgpuc.so needs, found by the loader here.
-ldd build-device/lib/libgpuc.so | awk '/libabsl/ {print $3}' | xargs -r cp -L -t "$stage/lib/"
+# Every Abseil (and Benchmark) library the binaries need, found by the loader here.
+for binary in "$stage"/bin/* "$stage"/lib/libgpuc.so; do ldd "$binary"; done |
+  awk '/libabsl|libbenchmark/ {print $3}' | sort -u | xargs -r cp -L -t "$stage/lib/"
 strip --strip-unneeded "$stage"/bin/* "$stage"/lib/*
 mkdir -p carry
 tar czf carry/gpuc-device.tar.gz -C "$(dirname "$stage")" gpuc-device

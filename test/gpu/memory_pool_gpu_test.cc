@@ -24,6 +24,10 @@ class MemoryPoolGpuTest : public ::testing::Test {
     absl::StatusOr<std::unique_ptr<DeviceMemoryBackend>> backend = CreateCudaMemoryBackend(0);
     ASSERT_TRUE(backend.ok()) << backend.status();
     pool_ = std::make_unique<MemoryPool>(*std::move(backend));
+    // The backend holds the primary context; the test's own driver calls need it current.
+    Check(driver_->cuDeviceGet(&device_, 0), "cuDeviceGet");
+    Check(driver_->cuDevicePrimaryCtxRetain(&context_, device_), "cuDevicePrimaryCtxRetain");
+    Check(driver_->cuCtxSetCurrent(context_), "cuCtxSetCurrent");
     Check(driver_->cuStreamCreate(&stream_, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
     Check(driver_->cuStreamCreate(&other_, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
   }
@@ -32,6 +36,7 @@ class MemoryPoolGpuTest : public ::testing::Test {
     pool_.reset();
     driver_->cuStreamDestroy(stream_);
     driver_->cuStreamDestroy(other_);
+    driver_->cuDevicePrimaryCtxRelease(device_);
   }
   void Check(CUresult r, const char* call) {
     absl::Status s = CudaStatus(*driver_, r, call);
@@ -43,6 +48,8 @@ class MemoryPoolGpuTest : public ::testing::Test {
   std::unique_ptr<MemoryPool> pool_;
   CUstream stream_ = nullptr;
   CUstream other_ = nullptr;
+  CUdevice device_ = 0;
+  CUcontext context_ = nullptr;
 };
 
 TEST_F(MemoryPoolGpuTest, AllocatedMemoryIsWritableAndReusedFromTheCache) {
