@@ -50,6 +50,19 @@ namespace gpuc::runtime {
   X(cuEventSynchronize)               \
   X(cuEventElapsedTime)               \
   X(cuEventDestroy)                   \
+  X(cuModuleLoadDataEx)               \
+  X(cuModuleUnload)                   \
+  X(cuModuleGetFunction)              \
+  X(cuFuncGetAttribute)               \
+  X(cuLaunchKernel)                   \
+  X(cuMemHostAlloc)                   \
+  X(cuMemFreeHost)                    \
+  X(cuStreamBeginCapture)             \
+  X(cuStreamEndCapture)               \
+  X(cuGraphInstantiate)               \
+  X(cuGraphLaunch)                    \
+  X(cuGraphExecDestroy)               \
+  X(cuGraphDestroy)                   \
   X(cuGetErrorName)                   \
   X(cuGetErrorString)
 

@@ -1,31 +1,21 @@
 //===- cuda_memory_backend.cc - The memory pool's backend over the driver -===//
 #include "runtime/cuda_memory_backend.h"
 
+#include <unistd.h>
+
 #include "absl/strings/str_cat.h"
 
 namespace gpuc::runtime {
 namespace {
 
-class CudaMemoryBackend : public DeviceMemoryBackend {
+/// Events and synchronization, shared by the device-memory and pinned-host backends; both live
+/// in one device's primary context, made current by each call because the pools may be used
+/// from any host thread.
+class CudaBackendBase : public DeviceMemoryBackend {
  public:
-  CudaMemoryBackend(const CudaDriver* driver, CUdevice device, CUcontext context)
+  CudaBackendBase(const CudaDriver* driver, CUdevice device, CUcontext context)
       : driver_(driver), device_(device), context_(context) {}
-  ~CudaMemoryBackend() override { driver_->cuDevicePrimaryCtxRelease(device_); }
-
-  absl::StatusOr<uint64_t> Allocate(size_t bytes) override {
-    if (absl::Status s = MakeCurrent(); !s.ok()) return s;
-    CUdeviceptr address = 0;
-    if (absl::Status s = Check(driver_->cuMemAlloc(&address, bytes), "cuMemAlloc"); !s.ok()) {
-      return s;
-    }
-    return static_cast<uint64_t>(address);
-  }
-
-  void Free(uint64_t address) override {
-    // A failing free means a corrupted context; the pool has nothing better to do than go on.
-    (void)MakeCurrent();
-    (void)driver_->cuMemFree(static_cast<CUdeviceptr>(address));
-  }
+  ~CudaBackendBase() override { driver_->cuDevicePrimaryCtxRelease(device_); }
 
   absl::StatusOr<EventId> RecordEvent(StreamId stream) override {
     if (absl::Status s = MakeCurrent(); !s.ok()) return s;
@@ -59,14 +49,7 @@ class CudaMemoryBackend : public DeviceMemoryBackend {
     return Check(driver_->cuCtxSynchronize(), "cuCtxSynchronize");
   }
 
-  size_t DeviceFreeBytes() override {
-    size_t free_bytes = 0, total_bytes = 0;
-    if (!MakeCurrent().ok()) return 0;
-    if (driver_->cuMemGetInfo(&free_bytes, &total_bytes) != CUDA_SUCCESS) return 0;
-    return free_bytes;
-  }
-
- private:
+ protected:
   absl::Status MakeCurrent() {
     return Check(driver_->cuCtxSetCurrent(context_), "cuCtxSetCurrent");
   }
@@ -79,9 +62,63 @@ class CudaMemoryBackend : public DeviceMemoryBackend {
   CUcontext context_;
 };
 
-}  // namespace
+class CudaMemoryBackend : public CudaBackendBase {
+ public:
+  using CudaBackendBase::CudaBackendBase;
 
-absl::StatusOr<std::unique_ptr<DeviceMemoryBackend>> CreateCudaMemoryBackend(int ordinal) {
+  absl::StatusOr<uint64_t> Allocate(size_t bytes) override {
+    if (absl::Status s = MakeCurrent(); !s.ok()) return s;
+    CUdeviceptr address = 0;
+    if (absl::Status s = Check(driver_->cuMemAlloc(&address, bytes), "cuMemAlloc"); !s.ok()) {
+      return s;
+    }
+    return static_cast<uint64_t>(address);
+  }
+
+  void Free(uint64_t address) override {
+    // A failing free means a corrupted context; the pool has nothing better to do than go on.
+    (void)MakeCurrent();
+    (void)driver_->cuMemFree(static_cast<CUdeviceptr>(address));
+  }
+
+  size_t DeviceFreeBytes() override {
+    size_t free_bytes = 0, total_bytes = 0;
+    if (!MakeCurrent().ok()) return 0;
+    if (driver_->cuMemGetInfo(&free_bytes, &total_bytes) != CUDA_SUCCESS) return 0;
+    return free_bytes;
+  }
+};
+
+class PinnedHostBackend : public CudaBackendBase {
+ public:
+  using CudaBackendBase::CudaBackendBase;
+
+  absl::StatusOr<uint64_t> Allocate(size_t bytes) override {
+    if (absl::Status s = MakeCurrent(); !s.ok()) return s;
+    void* pointer = nullptr;
+    // PORTABLE: usable from every context, as the pool's blocks may serve any device's copies.
+    if (absl::Status s = Check(driver_->cuMemHostAlloc(&pointer, bytes, CU_MEMHOSTALLOC_PORTABLE),
+                               "cuMemHostAlloc");
+        !s.ok()) {
+      return s;
+    }
+    return reinterpret_cast<uint64_t>(pointer);
+  }
+
+  void Free(uint64_t address) override {
+    (void)MakeCurrent();
+    (void)driver_->cuMemFreeHost(reinterpret_cast<void*>(address));
+  }
+
+  size_t DeviceFreeBytes() override {
+    return static_cast<size_t>(sysconf(_SC_AVPHYS_PAGES)) *
+           static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  }
+};
+
+/// Retains `ordinal`'s primary context for a backend of type B.
+template <typename B>
+absl::StatusOr<std::unique_ptr<DeviceMemoryBackend>> CreateBackend(int ordinal) {
   absl::StatusOr<const CudaDriver*> driver = GetCudaDriver();
   if (!driver.ok()) return driver.status();
   const CudaDriver& d = **driver;
@@ -99,7 +136,17 @@ absl::StatusOr<std::unique_ptr<DeviceMemoryBackend>> CreateCudaMemoryBackend(int
       !s.ok()) {
     return s;
   }
-  return std::unique_ptr<DeviceMemoryBackend>(new CudaMemoryBackend(&d, device, context));
+  return std::unique_ptr<DeviceMemoryBackend>(new B(&d, device, context));
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<DeviceMemoryBackend>> CreateCudaMemoryBackend(int ordinal) {
+  return CreateBackend<CudaMemoryBackend>(ordinal);
+}
+
+absl::StatusOr<std::unique_ptr<DeviceMemoryBackend>> CreatePinnedHostBackend(int ordinal) {
+  return CreateBackend<PinnedHostBackend>(ordinal);
 }
 
 }  // namespace gpuc::runtime

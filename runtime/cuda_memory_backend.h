@@ -1,8 +1,8 @@
-//===- cuda_memory_backend.h - The memory pool's backend over the driver --===//
+//===- cuda_memory_backend.h - The memory pools' backends over the driver -===//
 //
-// Device allocations with cuMemAlloc/cuMemFree, events with cuEventRecord/cuEventQuery, in one
-// device's primary context (made current on the calling thread by each call, since the pool
-// may be used from any host thread).
+// Device allocations with cuMemAlloc/cuMemFree and pinned host allocations with cuMemHostAlloc,
+// events with cuEventRecord/cuEventQuery, in one device's primary context. The same caching pool
+// serves both: pinned staging buffers need exactly its event-tracked reuse.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GPUC_RUNTIME_CUDA_MEMORY_BACKEND_H_
@@ -15,9 +15,11 @@
 
 namespace gpuc::runtime {
 
-/// A backend for device `ordinal`, retaining its primary context; errors if the driver or the
-/// device is unavailable.
+/// A backend of device memory on `ordinal`, retaining its primary context; errors if the driver
+/// or the device is unavailable.
 absl::StatusOr<std::unique_ptr<DeviceMemoryBackend>> CreateCudaMemoryBackend(int ordinal);
+/// A backend of page-locked host memory (cuMemHostAlloc), for the pinned pool.
+absl::StatusOr<std::unique_ptr<DeviceMemoryBackend>> CreatePinnedHostBackend(int ordinal);
 
 }  // namespace gpuc::runtime
 

@@ -37,7 +37,8 @@ class DeviceMemoryBackend {
 
   /// Waits for all work on the device.
   virtual absl::Status Synchronize() = 0;
-  /// Free device memory as the device reports it, for out-of-memory messages.
+  /// Free memory as the backend's allocator reports it (device or host), for out-of-memory
+  /// messages.
   virtual size_t DeviceFreeBytes() = 0;
 };
 

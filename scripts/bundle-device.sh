@@ -11,6 +11,7 @@ cd "$(dirname "$0")/.."
 stage=$(mktemp -d)/gpuc-device
 mkdir -p "$stage/bin" "$stage/lib"
 cp build-device/bin/gpuc build-device/test/unit/gpuc_unit_tests build-device/test/gpu/gpuc_gpu_tests \
+  build-device/test/gpu/gpuc_gpu_fault_test \
   build-device/bench/bench_pool build-device/bench/bench_ir "$stage/bin/"
 cp build-device/lib/libgpuc.so "$stage/lib/"
 # Every Abseil (and Benchmark) library the binaries need, found by the loader here.

@@ -27,6 +27,7 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 run info "$bin/gpuc" --info
 run unit_tests "$bin/gpuc_unit_tests"
 run gpu_tests "$bin/gpuc_gpu_tests"
+run gpu_fault_test "$bin/gpuc_gpu_fault_test"
 sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 # The out-of-memory test makes cuMemAlloc fail on purpose, which memcheck counts as an API
 # error; the sanitizers run every other GPU test.
