@@ -36,6 +36,8 @@ namespace gpuc::runtime {
   X(cuMemAlloc)                       \
   X(cuMemFree)                        \
   X(cuMemGetInfo)                     \
+  X(cuMemAllocAsync)                  \
+  X(cuMemFreeAsync)                   \
   X(cuMemsetD8Async)                  \
   X(cuMemcpyHtoDAsync)                \
   X(cuMemcpyDtoHAsync)                \
