@@ -60,6 +60,11 @@ namespace gpuc::runtime {
   X(cuMemHostAlloc)                   \
   X(cuMemFreeHost)                    \
   X(cuStreamBeginCapture)             \
+  X(cuStreamIsCapturing)              \
+  X(cuLinkCreate)                     \
+  X(cuLinkAddData)                    \
+  X(cuLinkComplete)                   \
+  X(cuLinkDestroy)                    \
   X(cuStreamEndCapture)               \
   X(cuGraphInstantiate)               \
   X(cuGraphLaunch)                    \

@@ -49,6 +49,14 @@ class CudaBackendBase : public DeviceMemoryBackend {
     return Check(driver_->cuCtxSynchronize(), "cuCtxSynchronize");
   }
 
+  bool IsCapturing(StreamId stream) override {
+    CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+    if (driver_->cuStreamIsCapturing(reinterpret_cast<CUstream>(stream), &status) != CUDA_SUCCESS) {
+      return false;
+    }
+    return status != CU_STREAM_CAPTURE_STATUS_NONE;
+  }
+
  protected:
   absl::Status MakeCurrent() {
     return Check(driver_->cuCtxSetCurrent(context_), "cuCtxSetCurrent");

@@ -37,6 +37,9 @@ class DeviceMemoryBackend {
 
   /// Waits for all work on the device.
   virtual absl::Status Synchronize() = 0;
+  /// Whether `stream` is being captured into a CUDA graph: the pool refuses to allocate for it,
+  /// because a graph must not depend on blocks the pool may hand out again.
+  virtual bool IsCapturing(StreamId stream) { return false; }
   /// Free memory as the backend's allocator reports it (device or host), for out-of-memory
   /// messages.
   virtual size_t DeviceFreeBytes() = 0;

@@ -208,6 +208,12 @@ absl::StatusOr<uint64_t> MemoryPool::Allocate(size_t bytes, StreamId stream) {
   if (bytes > (size_t{1} << 62)) return OutOfMemory(bytes);  // RoundUp would overflow
   const size_t size = RoundedSize(bytes);
   const bool small = size <= kSmallLimitBytes;
+  if (backend_->IsCapturing(stream)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("allocation of ", FormatBytes(size),
+                     " on a stream that is being captured into a CUDA "
+                     "graph: allocate the graph's buffers before the capture begins"));
+  }
   if (!pending_frees_.empty()) ProcessPendingFrees();
   Block* block = FindFreeBlock(size, stream, small);
   if (block) {

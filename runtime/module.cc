@@ -55,6 +55,38 @@ absl::StatusOr<CudaKernel> CudaModule::GetKernel(const std::string& name) const 
   return kernel;
 }
 
+absl::StatusOr<std::string> CompilePtxToCubin(CudaDevice& device, const std::string& ptx) {
+  if (absl::Status s = device.MakeCurrent(); !s.ok()) return s;
+  const CudaDriver& d = device.driver();
+  std::string error_log(kJitLogBytes, '\0');
+  CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  void* values[] = {error_log.data(), reinterpret_cast<void*>(kJitLogBytes)};
+  CUlinkState link = nullptr;
+  if (absl::Status s = device.Check(d.cuLinkCreate(2, options, values, &link), "cuLinkCreate");
+      !s.ok()) {
+    return s;
+  }
+  auto fail = [&](CUresult r, absl::string_view call) {
+    absl::Status s = device.Check(r, call);
+    error_log.resize(error_log.find('\0'));
+    d.cuLinkDestroy(link);
+    return absl::Status(s.code(), error_log.empty() ? std::string(s.message())
+                                                    : absl::StrCat(s.message(), "\n", error_log));
+  };
+  // cuLinkAddData takes the PTX text with its terminating NUL.
+  CUresult r = d.cuLinkAddData(link, CU_JIT_INPUT_PTX, const_cast<char*>(ptx.c_str()),
+                               ptx.size() + 1, "gpuc.ptx", 0, nullptr, nullptr);
+  if (r != CUDA_SUCCESS) return fail(r, "cuLinkAddData");
+  void* cubin = nullptr;
+  size_t cubin_size = 0;
+  r = d.cuLinkComplete(link, &cubin, &cubin_size);
+  if (r != CUDA_SUCCESS) return fail(r, "cuLinkComplete");
+  // The image belongs to the link state: copy it out before destroying that.
+  std::string image(static_cast<const char*>(cubin), cubin_size);
+  d.cuLinkDestroy(link);
+  return image;
+}
+
 absl::Status Launch(CudaStream& stream, const CudaKernel& kernel, LaunchDims grid, LaunchDims block,
                     unsigned dynamic_shared_bytes, void** args) {
   CudaDevice& device = stream.device();

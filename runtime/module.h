@@ -54,6 +54,11 @@ class CudaModule {
   std::string info_log_;
 };
 
+/// Compiles PTX to a cubin for the device's architecture with the driver's linker (cuLink*), so
+/// that a kernel cache can keep the cubin and a later process loads it without a JIT. Errors
+/// carry the linker's log.
+absl::StatusOr<std::string> CompilePtxToCubin(CudaDevice& device, const std::string& ptx);
+
 /// Launches `kernel` with `args` (pointers to each argument's value, as cuLaunchKernel takes).
 absl::Status Launch(CudaStream& stream, const CudaKernel& kernel, LaunchDims grid, LaunchDims block,
                     unsigned dynamic_shared_bytes, void** args);

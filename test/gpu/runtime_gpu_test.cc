@@ -164,6 +164,51 @@ TEST_F(RuntimeGpuTest, GraphReplaysTheCapturedLaunches) {
   ASSERT_OK(device_->memory_pool().Free(dy));
 }
 
+TEST_F(RuntimeGpuTest, PoolRefusesToAllocateDuringCapture) {
+  absl::StatusOr<std::unique_ptr<CudaStream>> stream = CudaStream::Create(*device_);
+  ASSERT_TRUE(stream.ok());
+  absl::Status inside;
+  absl::StatusOr<CudaGraph> graph = CudaGraph::Capture(**stream, [&] {
+    absl::StatusOr<uint64_t> b = device_->memory_pool().Allocate(4096, (*stream)->id());
+    inside = b.status();
+    return absl::OkStatus();
+  });
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  EXPECT_EQ(inside.code(), absl::StatusCode::kFailedPrecondition) << inside;
+  EXPECT_NE(inside.message().find("before the capture begins"), std::string::npos) << inside;
+  EXPECT_TRUE(device_->memory_pool().Allocate(4096, (*stream)->id()).ok()) << "after capture";
+}
+
+TEST_F(RuntimeGpuTest, PtxCompiledToCubinLoadsAndRuns) {
+  absl::StatusOr<std::string> cubin =
+      CompilePtxToCubin(*device_, ReadSourceFile("test/gpu/kernels/test_kernels.ptx"));
+  ASSERT_TRUE(cubin.ok()) << cubin.status();
+  ASSERT_GT(cubin->size(), 4u);
+  EXPECT_EQ(cubin->substr(0, 4),
+            "\x7f"
+            "ELF")
+      << "a cubin is an ELF image";
+  absl::StatusOr<std::unique_ptr<CudaModule>> module = CudaModule::LoadCubin(*device_, *cubin);
+  ASSERT_TRUE(module.ok()) << module.status();
+  absl::StatusOr<CudaStream*> stream = CurrentStream(*device_);
+  ASSERT_TRUE(stream.ok());
+  const int n = 1000;
+  std::vector<float> x = RandomFloats(n);
+  uint64_t dx = Buffer(n, **stream), dy = Buffer(n, **stream);
+  ASSERT_OK((*stream)->CopyHostToDevice(dx, x.data(), n * sizeof(float)));
+  absl::StatusOr<CudaKernel> kernel = (*module)->GetKernel("scale_add");
+  ASSERT_TRUE(kernel.ok());
+  float a = 0.5f, b = -2.0f;
+  int count = n;
+  void* args[] = {&dx, &dy, &a, &b, &count};
+  ASSERT_OK(Launch(**stream, *kernel, {4}, {256}, 0, args));
+  std::vector<float> y(n, NAN);
+  ASSERT_OK((*stream)->CopyDeviceToHost(y.data(), dy, n * sizeof(float)));
+  for (int i = 0; i < n; ++i) ASSERT_EQ(y[i], 0.5f * x[i] - 2.0f) << i;
+  ASSERT_OK(device_->memory_pool().Free(dx));
+  ASSERT_OK(device_->memory_pool().Free(dy));
+}
+
 TEST_F(RuntimeGpuTest, ScopedStreamChangesTheCurrentStream) {
   absl::StatusOr<CudaStream*> default_stream = CurrentStream(*device_);
   absl::StatusOr<std::unique_ptr<CudaStream>> other = CudaStream::Create(*device_);

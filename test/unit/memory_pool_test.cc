@@ -23,6 +23,7 @@ struct FakeDevice {
   std::map<EventId, StreamId> event_streams;
   EventId next_event = 1;
   int synchronizes = 0;
+  StreamId capturing = 0;  // a stream in graph capture, or 0
 };
 
 class FakeBackend : public DeviceMemoryBackend {
@@ -55,6 +56,7 @@ class FakeBackend : public DeviceMemoryBackend {
     return absl::OkStatus();
   }
   size_t DeviceFreeBytes() override { return d_->capacity - d_->used; }
+  bool IsCapturing(StreamId stream) override { return stream == d_->capturing; }
 
  private:
   FakeDevice* d_;
@@ -185,6 +187,18 @@ TEST_F(MemoryPoolTest, BadFreesAreErrorsNotCrashes) {
   EXPECT_FALSE(pool.Free(12345).ok());
   EXPECT_FALSE(pool.RecordStreamUse(12345, 2).ok());
   EXPECT_FALSE(pool.Allocate(~size_t{0}, 1).ok());
+}
+
+TEST_F(MemoryPoolTest, NoAllocationOnAStreamInGraphCapture) {
+  uint64_t cached = *pool.Allocate(4096, 1);
+  ASSERT_TRUE(pool.Free(cached).ok());
+  device.capturing = 1;
+  absl::StatusOr<uint64_t> inside = pool.Allocate(4096, 1);
+  ASSERT_FALSE(inside.ok()) << "not even a cache hit: the graph would keep a reusable block";
+  EXPECT_EQ(inside.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(pool.Allocate(4096, 2).ok()) << "other streams are not affected";
+  device.capturing = 0;
+  EXPECT_EQ(*pool.Allocate(4096, 1), cached);
 }
 
 TEST_F(MemoryPoolTest, ZeroBytesGetsAUniqueAddress) {
