@@ -49,14 +49,6 @@ class CudaBackendBase : public DeviceMemoryBackend {
     return Check(driver_->cuCtxSynchronize(), "cuCtxSynchronize");
   }
 
-  bool IsCapturing(StreamId stream) override {
-    CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
-    if (driver_->cuStreamIsCapturing(reinterpret_cast<CUstream>(stream), &status) != CUDA_SUCCESS) {
-      return false;
-    }
-    return status != CU_STREAM_CAPTURE_STATUS_NONE;
-  }
-
  protected:
   absl::Status MakeCurrent() {
     return Check(driver_->cuCtxSetCurrent(context_), "cuCtxSetCurrent");
@@ -87,6 +79,16 @@ class CudaMemoryBackend : public CudaBackendBase {
     // A failing free means a corrupted context; the pool has nothing better to do than go on.
     (void)MakeCurrent();
     (void)driver_->cuMemFree(static_cast<CUdeviceptr>(address));
+  }
+
+  // Only device memory is refused during capture: pinned host blocks are filled by the host,
+  // which no graph records, and their "stream" is not a CUDA stream.
+  bool IsCapturing(StreamId stream) override {
+    CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+    if (driver_->cuStreamIsCapturing(reinterpret_cast<CUstream>(stream), &status) != CUDA_SUCCESS) {
+      return false;
+    }
+    return status != CU_STREAM_CAPTURE_STATUS_NONE;
   }
 
   size_t DeviceFreeBytes() override {
