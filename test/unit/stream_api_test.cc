@@ -4,6 +4,7 @@
 // in gpuc/stream.h, and device errors are gpuc::Error that leave the thread usable.
 //
 //===----------------------------------------------------------------------===//
+#include "gpuc/memory.h"
 #include "gpuc/stream.h"
 
 #include <gtest/gtest.h>
@@ -79,6 +80,14 @@ TEST_F(HostStreamTest, DeviceErrorsThrowAndLeaveTheThreadUsable) {
   EXPECT_EQ(current_device(), "host");
   Stream still_fine;
   still_fine.synchronize();
+}
+
+TEST_F(HostStreamTest, MemoryControlsAreHarmlessOnTheHost) {
+  set_memory_limit(1 << 20);
+  free_all_blocks();
+  MemoryStats s = memory_stats();
+  EXPECT_EQ(s.bytes_in_use, 0u);
+  EXPECT_EQ(s.allocations, 0u);
 }
 
 }  // namespace
