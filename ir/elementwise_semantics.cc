@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <numbers>
+#include <optional>
 
 namespace gpuc::ir {
 namespace {
@@ -62,9 +63,49 @@ int64_t PowSigned(int64_t base, int64_t exponent) {
       PowUnsigned(static_cast<uint64_t>(base), static_cast<uint64_t>(exponent)));
 }
 
+/// The ops that mean the same for every exact domain (bool, int64, uint64): comparisons,
+/// extrema (no NaN among exact values), bitwise logic and the classification predicates.
+template <typename T, typename Make>
+std::optional<WideValue> EvalExactCommon(OpCode op, T a, T b, Make make) {
+  auto p = [](bool v) { return WideValue::Bool(v); };
+  switch (op) {
+    case OpCode::kEq:
+      return p(a == b);
+    case OpCode::kNe:
+      return p(a != b);
+    case OpCode::kLt:
+      return p(a < b);
+    case OpCode::kLe:
+      return p(a <= b);
+    case OpCode::kGt:
+      return p(a > b);
+    case OpCode::kGe:
+      return p(a >= b);
+    case OpCode::kMaximum:
+    case OpCode::kFmax:
+      return make(a >= b ? a : b);
+    case OpCode::kMinimum:
+    case OpCode::kFmin:
+      return make(a <= b ? a : b);
+    case OpCode::kBitwiseAnd:
+      return make(static_cast<T>(a & b));
+    case OpCode::kBitwiseOr:
+      return make(static_cast<T>(a | b));
+    case OpCode::kBitwiseXor:
+      return make(static_cast<T>(a ^ b));
+    case OpCode::kIsNan:
+    case OpCode::kIsInf:
+      return p(false);
+    case OpCode::kIsFinite:
+      return p(true);
+    default:
+      return std::nullopt;
+  }
+}
+
 WideValue EvalSigned(OpCode op, int bits, int64_t a, int64_t b) {
   auto s = [](int64_t v) { return WideValue::Signed(v); };
-  auto p = [](bool v) { return WideValue::Bool(v); };
+  if (std::optional<WideValue> common = EvalExactCommon(op, a, b, s)) return *common;
   switch (op) {
     case OpCode::kAdd:
       return s(WrapAdd(a, b));
@@ -90,30 +131,6 @@ WideValue EvalSigned(OpCode op, int bits, int64_t a, int64_t b) {
       return s(a == 1 ? 1 : (a == -1 ? -1 : 0));
     case OpCode::kRound:
       return s(a);
-    case OpCode::kEq:
-      return p(a == b);
-    case OpCode::kNe:
-      return p(a != b);
-    case OpCode::kLt:
-      return p(a < b);
-    case OpCode::kLe:
-      return p(a <= b);
-    case OpCode::kGt:
-      return p(a > b);
-    case OpCode::kGe:
-      return p(a >= b);
-    case OpCode::kMaximum:
-    case OpCode::kFmax:
-      return s(a >= b ? a : b);
-    case OpCode::kMinimum:
-    case OpCode::kFmin:
-      return s(a <= b ? a : b);
-    case OpCode::kBitwiseAnd:
-      return s(a & b);
-    case OpCode::kBitwiseOr:
-      return s(a | b);
-    case OpCode::kBitwiseXor:
-      return s(a ^ b);
     case OpCode::kInvert:
       return s(~a);
     // Shifts by a negative count or by the width or more: NumPy gives 0, or -1 when an
@@ -122,11 +139,6 @@ WideValue EvalSigned(OpCode op, int bits, int64_t a, int64_t b) {
       return s(b < 0 || b >= bits ? 0 : static_cast<int64_t>(static_cast<uint64_t>(a) << b));
     case OpCode::kShiftRight:
       return s(b < 0 || b >= bits ? (a < 0 ? -1 : 0) : a >> b);
-    case OpCode::kIsNan:
-    case OpCode::kIsInf:
-      return p(false);
-    case OpCode::kIsFinite:
-      return p(true);
     default:
       return {};
   }
@@ -134,7 +146,7 @@ WideValue EvalSigned(OpCode op, int bits, int64_t a, int64_t b) {
 
 WideValue EvalUnsigned(OpCode op, int bits, uint64_t a, uint64_t b) {
   auto u = [](uint64_t v) { return WideValue::Unsigned(v); };
-  auto p = [](bool v) { return WideValue::Bool(v); };
+  if (std::optional<WideValue> common = EvalExactCommon(op, a, b, u)) return *common;
   switch (op) {
     case OpCode::kAdd:
       return u(a + b);
@@ -159,41 +171,12 @@ WideValue EvalUnsigned(OpCode op, int bits, uint64_t a, uint64_t b) {
       return u(a * a);
     case OpCode::kReciprocal:
       return u(a == 1 ? 1 : 0);
-    case OpCode::kEq:
-      return p(a == b);
-    case OpCode::kNe:
-      return p(a != b);
-    case OpCode::kLt:
-      return p(a < b);
-    case OpCode::kLe:
-      return p(a <= b);
-    case OpCode::kGt:
-      return p(a > b);
-    case OpCode::kGe:
-      return p(a >= b);
-    case OpCode::kMaximum:
-    case OpCode::kFmax:
-      return u(a >= b ? a : b);
-    case OpCode::kMinimum:
-    case OpCode::kFmin:
-      return u(a <= b ? a : b);
-    case OpCode::kBitwiseAnd:
-      return u(a & b);
-    case OpCode::kBitwiseOr:
-      return u(a | b);
-    case OpCode::kBitwiseXor:
-      return u(a ^ b);
     case OpCode::kInvert:
       return u(~a);
     case OpCode::kShiftLeft:
       return u(b >= static_cast<uint64_t>(bits) ? 0 : a << b);
     case OpCode::kShiftRight:
       return u(b >= static_cast<uint64_t>(bits) ? 0 : a >> b);
-    case OpCode::kIsNan:
-    case OpCode::kIsInf:
-      return p(false);
-    case OpCode::kIsFinite:
-      return p(true);
     default:
       return {};
   }
@@ -201,40 +184,16 @@ WideValue EvalUnsigned(OpCode op, int bits, uint64_t a, uint64_t b) {
 
 WideValue EvalBool(OpCode op, bool a, bool b) {
   auto p = [](bool v) { return WideValue::Bool(v); };
+  if (std::optional<WideValue> common = EvalExactCommon(op, a, b, p)) return *common;
   switch (op) {
     case OpCode::kAdd:
-    case OpCode::kBitwiseOr:
-    case OpCode::kMaximum:
-    case OpCode::kFmax:
       return p(a || b);
     case OpCode::kMul:
-    case OpCode::kBitwiseAnd:
-    case OpCode::kMinimum:
-    case OpCode::kFmin:
       return p(a && b);
-    case OpCode::kBitwiseXor:
-      return p(a != b);
     case OpCode::kInvert:
       return p(!a);
     case OpCode::kAbs:
       return p(a);
-    case OpCode::kEq:
-      return p(a == b);
-    case OpCode::kNe:
-      return p(a != b);
-    case OpCode::kLt:
-      return p(a < b);
-    case OpCode::kLe:
-      return p(a <= b);
-    case OpCode::kGt:
-      return p(a > b);
-    case OpCode::kGe:
-      return p(a >= b);
-    case OpCode::kIsNan:
-    case OpCode::kIsInf:
-      return p(false);
-    case OpCode::kIsFinite:
-      return p(true);
     default:
       return {};
   }

@@ -22,22 +22,6 @@ void Write(std::byte* p, T v) {
   std::memcpy(p, &v, sizeof(T));
 }
 
-double AsDouble(const WideValue& v) {
-  switch (v.domain) {
-    case DTypeKind::kBool:
-      return v.b ? 1.0 : 0.0;
-    case DTypeKind::kSigned:
-      return static_cast<double>(v.i);
-    case DTypeKind::kUnsigned:
-      return static_cast<double>(v.u);
-    case DTypeKind::kFloat:
-      return v.f;
-    case DTypeKind::kComplex:
-      return v.c.real();
-  }
-  return 0;
-}
-
 /// Float to integer of `bits` bits: truncate toward zero, saturate at the type's range, NaN to 0
 /// (what CUDA's cvt.rzi does; NumPy leaves these cases undefined).
 uint64_t FloatToIntegerBits(double f, int bits, bool is_signed) {
@@ -72,6 +56,22 @@ uint64_t AsIntegerBits(const WideValue& v, int bits, bool is_signed) {
 }
 
 }  // namespace
+
+double ToDouble(const WideValue& v) {
+  switch (v.domain) {
+    case DTypeKind::kBool:
+      return v.b ? 1.0 : 0.0;
+    case DTypeKind::kSigned:
+      return static_cast<double>(v.i);
+    case DTypeKind::kUnsigned:
+      return static_cast<double>(v.u);
+    case DTypeKind::kFloat:
+      return v.f;
+    case DTypeKind::kComplex:
+      return v.c.real();
+  }
+  return 0;
+}
 
 bool IsTruthy(const WideValue& v) {
   switch (v.domain) {
@@ -148,17 +148,17 @@ void StoreElement(DType dtype, std::byte* p, const WideValue& v) {
     case DType::kUInt64:
       return Write<uint64_t>(p, AsIntegerBits(v, bits, is_signed));
     case DType::kFloat16:
-      return Write<uint16_t>(p, DoubleToHalfBits(AsDouble(v)));
+      return Write<uint16_t>(p, DoubleToHalfBits(ToDouble(v)));
     case DType::kBFloat16:
-      return Write<uint16_t>(p, DoubleToBFloat16Bits(AsDouble(v)));
+      return Write<uint16_t>(p, DoubleToBFloat16Bits(ToDouble(v)));
     case DType::kFloat32:
-      return Write<float>(p, static_cast<float>(AsDouble(v)));
+      return Write<float>(p, static_cast<float>(ToDouble(v)));
     case DType::kFloat64:
-      return Write<double>(p, AsDouble(v));
+      return Write<double>(p, ToDouble(v));
     case DType::kComplex64:
     case DType::kComplex128: {
       std::complex<double> c =
-          v.domain == DTypeKind::kComplex ? v.c : std::complex<double>(AsDouble(v));
+          v.domain == DTypeKind::kComplex ? v.c : std::complex<double>(ToDouble(v));
       if (dtype == DType::kComplex64) {
         Write<float>(p, static_cast<float>(c.real()));
         Write<float>(p + 4, static_cast<float>(c.imag()));

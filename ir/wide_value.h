@@ -69,6 +69,10 @@ void StoreElement(DType dtype, std::byte* p, const WideValue& value);
 /// Converts `value` into `dtype`'s domain, rounded to `dtype` (so an f16 loop sees f16 values).
 WideValue ConvertTo(DType dtype, const WideValue& value);
 
+/// The value as a double: 0/1 for bool, the nearest double for integers, the real part of a
+/// complex.
+double ToDouble(const WideValue& value);
+
 /// Truthiness, as NumPy's logical ops read any dtype (NaN is true).
 bool IsTruthy(const WideValue& value);
 

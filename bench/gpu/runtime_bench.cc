@@ -92,31 +92,26 @@ void BM_CuMemAllocAsyncFree(benchmark::State& state) {
 }
 BENCHMARK(BM_CuMemAllocAsyncFree)->Arg(4096)->Arg(64 << 20);
 
-/// One tiny launch and a stream synchronize per iteration: submit to complete.
-void LaunchArgs(Fixture& f, uint64_t& x, uint64_t& y, float& a, float& b, int& n, void** args) {
-  static uint64_t buffer =
-      *f.device->memory_pool().Allocate(2 * 256 * sizeof(float), f.stream->id());
-  x = buffer;
-  y = buffer + 256 * sizeof(float);
-  a = 2;
-  b = 1;
-  n = 256;
-  args[0] = &x;
-  args[1] = &y;
-  args[2] = &a;
-  args[3] = &b;
-  args[4] = &n;
-}
+/// scale_add's arguments over a 256-float buffer; one tiny launch and a stream synchronize per
+/// iteration measures submit to complete.
+struct ScaleAddArgs {
+  explicit ScaleAddArgs(Fixture& f) {
+    static uint64_t buffer =
+        *f.device->memory_pool().Allocate(2 * 256 * sizeof(float), f.stream->id());
+    x = buffer;
+    y = buffer + 256 * sizeof(float);
+  }
+  uint64_t x = 0, y = 0;
+  float a = 2, b = 1;
+  int n = 256;
+  void* pointers[5] = {&x, &y, &a, &b, &n};
+};
 
 void BM_LaunchSyncGpuc(benchmark::State& state) {
   GPUC_BENCH_FIXTURE(state);
-  uint64_t x, y;
-  float a, b;
-  int n;
-  void* args[5];
-  LaunchArgs(f, x, y, a, b, n, args);
+  ScaleAddArgs args(f);
   for (auto _ : state) {
-    (void)Launch(*f.stream, f.kernel, {1}, {256}, 0, args);
+    (void)Launch(*f.stream, f.kernel, {1}, {256}, 0, args.pointers);
     (void)f.stream->Synchronize();
   }
 }
@@ -124,14 +119,11 @@ BENCHMARK(BM_LaunchSyncGpuc)->UseRealTime();
 
 void BM_LaunchSyncBareDriver(benchmark::State& state) {
   GPUC_BENCH_FIXTURE(state);
-  uint64_t x, y;
-  float a, b;
-  int n;
-  void* args[5];
-  LaunchArgs(f, x, y, a, b, n, args);
+  ScaleAddArgs args(f);
   const CudaDriver& d = f.device->driver();
   for (auto _ : state) {
-    d.cuLaunchKernel(f.kernel.function, 1, 1, 1, 256, 1, 1, 0, f.stream->handle(), args, nullptr);
+    d.cuLaunchKernel(f.kernel.function, 1, 1, 1, 256, 1, 1, 0, f.stream->handle(), args.pointers,
+                     nullptr);
     d.cuStreamSynchronize(f.stream->handle());
   }
 }
@@ -139,13 +131,9 @@ BENCHMARK(BM_LaunchSyncBareDriver)->UseRealTime();
 
 void BM_GraphReplaySync(benchmark::State& state) {
   GPUC_BENCH_FIXTURE(state);
-  uint64_t x, y;
-  float a, b;
-  int n;
-  void* args[5];
-  LaunchArgs(f, x, y, a, b, n, args);
+  ScaleAddArgs args(f);
   absl::StatusOr<CudaGraph> graph = CudaGraph::Capture(
-      *f.stream, [&] { return Launch(*f.stream, f.kernel, {1}, {256}, 0, args); });
+      *f.stream, [&] { return Launch(*f.stream, f.kernel, {1}, {256}, 0, args.pointers); });
   if (!graph.ok()) {
     state.SkipWithError(std::string(graph.status().message()).c_str());
     return;

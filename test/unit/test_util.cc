@@ -101,20 +101,7 @@ ir::HostTensor MakeTensor(ir::DType dtype, const std::vector<double>& values,
 }
 
 double ElementAsDouble(const ir::HostTensor& t, int64_t i) {
-  ir::WideValue v = ir::LoadElement(t.dtype(), t.element(i));
-  switch (v.domain) {
-    case ir::DTypeKind::kBool:
-      return v.b;
-    case ir::DTypeKind::kSigned:
-      return static_cast<double>(v.i);
-    case ir::DTypeKind::kUnsigned:
-      return static_cast<double>(v.u);
-    case ir::DTypeKind::kFloat:
-      return v.f;
-    case ir::DTypeKind::kComplex:
-      return v.c.real();
-  }
-  return 0;
+  return ir::ToDouble(ir::LoadElement(t.dtype(), t.element(i)));
 }
 
 std::string CompareTensors(const ir::HostTensor& actual, const ir::HostTensor& expected,

@@ -29,19 +29,7 @@ std::string FormatValue(const ir::WideValue& v) {
 
 /// The value a statistic is taken over: the magnitude for complex, 0/1 for bool.
 double StatValue(const ir::WideValue& v) {
-  switch (v.domain) {
-    case ir::DTypeKind::kBool:
-      return v.b;
-    case ir::DTypeKind::kSigned:
-      return static_cast<double>(v.i);
-    case ir::DTypeKind::kUnsigned:
-      return static_cast<double>(v.u);
-    case ir::DTypeKind::kFloat:
-      return v.f;
-    case ir::DTypeKind::kComplex:
-      return std::abs(v.c);
-  }
-  return 0;
+  return v.domain == ir::DTypeKind::kComplex ? std::abs(v.c) : ir::ToDouble(v);
 }
 
 }  // namespace
