@@ -63,24 +63,35 @@ int64_t PowSigned(int64_t base, int64_t exponent) {
       PowUnsigned(static_cast<uint64_t>(base), static_cast<uint64_t>(exponent)));
 }
 
+/// The six comparisons, for any ordered domain (IEEE comparisons for doubles: NaN compares
+/// unequal and unordered).
+template <typename T>
+std::optional<bool> Compare(OpCode op, T a, T b) {
+  switch (op) {
+    case OpCode::kEq:
+      return a == b;
+    case OpCode::kNe:
+      return a != b;
+    case OpCode::kLt:
+      return a < b;
+    case OpCode::kLe:
+      return a <= b;
+    case OpCode::kGt:
+      return a > b;
+    case OpCode::kGe:
+      return a >= b;
+    default:
+      return std::nullopt;
+  }
+}
+
 /// The ops that mean the same for every exact domain (bool, int64, uint64): comparisons,
 /// extrema (no NaN among exact values), bitwise logic and the classification predicates.
 template <typename T, typename Make>
 std::optional<WideValue> EvalExactCommon(OpCode op, T a, T b, Make make) {
   auto p = [](bool v) { return WideValue::Bool(v); };
+  if (std::optional<bool> c = Compare(op, a, b)) return p(*c);
   switch (op) {
-    case OpCode::kEq:
-      return p(a == b);
-    case OpCode::kNe:
-      return p(a != b);
-    case OpCode::kLt:
-      return p(a < b);
-    case OpCode::kLe:
-      return p(a <= b);
-    case OpCode::kGt:
-      return p(a > b);
-    case OpCode::kGe:
-      return p(a >= b);
     case OpCode::kMaximum:
     case OpCode::kFmax:
       return make(a >= b ? a : b);
@@ -236,6 +247,7 @@ double MinOf(double a, double b) {
 WideValue EvalFloat(OpCode op, double a, double b) {
   auto f = [](double v) { return WideValue::Float(v); };
   auto p = [](bool v) { return WideValue::Bool(v); };
+  if (std::optional<bool> c = Compare(op, a, b)) return p(*c);
   switch (op) {
     case OpCode::kAdd:
       return f(a + b);
@@ -261,18 +273,6 @@ WideValue EvalFloat(OpCode op, double a, double b) {
       return f(a * a);
     case OpCode::kReciprocal:
       return f(1.0 / a);
-    case OpCode::kEq:
-      return p(a == b);
-    case OpCode::kNe:
-      return p(a != b);
-    case OpCode::kLt:
-      return p(a < b);
-    case OpCode::kLe:
-      return p(a <= b);
-    case OpCode::kGt:
-      return p(a > b);
-    case OpCode::kGe:
-      return p(a >= b);
     // maximum/minimum propagate NaN; fmax/fmin return the other operand. Zeros of both signs
     // order as in IEEE 754-2019 (maximum(-0.0, 0.0) is 0.0): NumPy leaves that to the SIMD
     // instruction it happens to use, so gpuc fixes the rule its kernels can follow everywhere.
