@@ -7,6 +7,11 @@
 namespace gpuc::ir {
 
 int64_t Shape::num_elements() const {
+  // A zero extent anywhere makes the product 0; checking first keeps the product of the other
+  // (possibly huge) extents from overflowing on the way.
+  for (int64_t d : dims_) {
+    if (d == 0) return 0;
+  }
   int64_t n = 1;
   for (int64_t d : dims_) n *= d;
   return n;

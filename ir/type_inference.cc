@@ -198,8 +198,10 @@ absl::StatusOr<TensorType> InferSlice(OpCode op, const TensorType& in, const Att
     int64_t b = (*start)[i], e = (*stop)[i], s = (*step)[i], d = in.shape[i];
     // The normalized form of Python's slice.indices(d): forward slices stay in [0, d], backward
     // ones in [-1, d - 1] (stop = -1 means "through index 0").
-    bool ok = s > 0 ? (b >= 0 && b <= d && e >= 0 && e <= d)
-                    : (s < 0 && b >= -1 && b <= d - 1 && e >= -1 && e <= d - 1);
+    // |step| is bounded like an extent so that the length arithmetic cannot overflow.
+    bool step_ok = s != 0 && s >= -kMaxElements && s <= kMaxElements;
+    bool ok = step_ok && (s > 0 ? (b >= 0 && b <= d && e >= 0 && e <= d)
+                                : (b >= -1 && b <= d - 1 && e >= -1 && e <= d - 1));
     if (!ok) {
       return OpError(op, absl::StrCat("axis ", i, ": start ", b, ", stop ", e, ", step ", s,
                                       " is not a normalized slice of extent ", d));
@@ -272,6 +274,9 @@ absl::StatusOr<TensorType> InferDataMovement(OpCode op, absl::Span<const TensorT
               op, absl::StrCat("shapes ", TypeList(operands), " differ outside axis ", *axis));
         }
         dims[*axis] += t.shape[static_cast<int>(*axis)];
+        if (dims[*axis] > kMaxElements) {
+          return OpError(op, absl::StrCat("the concatenated extent exceeds 2^56"));
+        }
       }
       TensorType result{operands[0].dtype, Shape(std::move(dims))};
       if (absl::Status s = ValidateShape(result.shape); !s.ok()) return Prefixed(op, s);

@@ -31,6 +31,7 @@ TEST(Shape, BroadcastsTo) {
 
 TEST(Shape, ValidateRejectsNegativeAndHuge) {
   EXPECT_TRUE(ValidateShape(Shape{0, int64_t{1} << 62}).ok());  // empty: no overflow
+  EXPECT_EQ((Shape{int64_t{1} << 62, int64_t{1} << 62, 0}).num_elements(), 0);
   EXPECT_FALSE(ValidateShape(Shape{-1}).ok());
   EXPECT_FALSE(ValidateShape(Shape{int64_t{1} << 40, int64_t{1} << 40}).ok());
   EXPECT_FALSE(ValidateShape(Shape(std::vector<int64_t>(65, 1))).ok());

@@ -43,6 +43,8 @@ TEST(Verifier, RejectsIllTypedNodesWithTheNodesName) {
        "is not a normalized slice of extent 2"},
       {"%y = slice %x {start = [0, 0], stop = [2, 3], step = [1, 0]} : f32[2,3]", "f32[2,3]",
        "step 0"},
+      {"%y = slice %x {start = [1, 0], stop = [0, 3], step = [-9223372036854775808, 1]} : f32[1,3]",
+       "f32[1,3]", "is not a normalized slice"},
       {"%y = reshape %x : f32[7]", "f32[7]", "cannot reshape f32[2,3] (6 elements) to [7]"},
       {"%y = broadcast_to %x : f32[2,4]", "f32[2,4]", "cannot broadcast f32[2,3] to [2,4]"},
       {"%y = reshape %x : f64[6]", "f64[6]", "result dtype f64 differs"},
