@@ -244,15 +244,24 @@ absl::StatusOr<uint64_t> MemoryPool::Allocate(size_t bytes, StreamId stream) {
   return block->address;
 }
 
-absl::Status MemoryPool::Free(uint64_t address) {
-  std::lock_guard<std::mutex> lock(mutex_);
+absl::StatusOr<MemoryPool::Block*> MemoryPool::FindAllocated(uint64_t address,
+                                                             absl::string_view operation) const {
   auto it = allocated_.find(address);
   if (it == allocated_.end()) {
     return absl::InvalidArgumentError(absl::StrFormat(
-        "free of 0x%x, which the memory pool did not allocate (or freed twice)", address));
+        "%s of 0x%x, which is not a live allocation of the memory pool (never allocated, or "
+        "freed twice)",
+        operation, address));
   }
-  Block* block = it->second;
-  allocated_.erase(it);
+  return it->second;
+}
+
+absl::Status MemoryPool::Free(uint64_t address) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  absl::StatusOr<Block*> found = FindAllocated(address, "free");
+  if (!found.ok()) return found.status();
+  Block* block = *found;
+  allocated_.erase(address);
   stats_.bytes_in_use -= block->size;
   if (block->other_stream_uses.empty()) {
     InsertFree(block);
@@ -277,12 +286,9 @@ absl::Status MemoryPool::Free(uint64_t address) {
 
 absl::Status MemoryPool::RecordStreamUse(uint64_t address, StreamId stream) {
   std::lock_guard<std::mutex> lock(mutex_);
-  auto it = allocated_.find(address);
-  if (it == allocated_.end()) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "stream use of 0x%x, which is not an allocation of the memory pool", address));
-  }
-  Block* block = it->second;
+  absl::StatusOr<Block*> found = FindAllocated(address, "stream use");
+  if (!found.ok()) return found.status();
+  Block* block = *found;
   std::vector<StreamId>& uses = block->other_stream_uses;
   if (stream != block->stream && std::find(uses.begin(), uses.end(), stream) == uses.end()) {
     uses.push_back(stream);

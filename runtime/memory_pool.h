@@ -97,6 +97,8 @@ class MemoryPool {
   };
   using FreeList = std::set<Block*, BySizeThenAddress>;
 
+  /// The live block at `address`, or an error naming `operation` and the address.
+  absl::StatusOr<Block*> FindAllocated(uint64_t address, absl::string_view operation) const;
   FreeList& FreeListFor(StreamId stream, bool small);
   Block* FindFreeBlock(size_t size, StreamId stream, bool small);
   absl::StatusOr<Block*> AllocateSegment(size_t size, StreamId stream, bool small);

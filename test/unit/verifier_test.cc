@@ -104,6 +104,21 @@ TEST(Verifier, RejectsBrokenStructure) {
   EXPECT_TRUE(Verify(Graph{"f", {x}, {a, b}, {b, a, x}}).ok());
 }
 
+TEST(Graph, UseListsCountEveryOperandSlotAndResult) {
+  NodeRef x = P(DType::kFloat32, {2});
+  NodeRef sq = Node::Create(OpCode::kMul, T(DType::kFloat32, {2}), {x, x}, {}, "sq");
+  NodeRef n = Node::Create(OpCode::kNeg, T(DType::kFloat32, {2}), {sq}, {}, "n");
+  Graph g = Graph::FromResults("f", {x}, {n, sq, n});
+  ASSERT_TRUE(Verify(g).ok());
+  UseLists uses(g);
+  EXPECT_EQ(uses.UsersOf(x.get()), (std::vector<const Node*>{sq.get(), sq.get()}));
+  EXPECT_EQ(uses.UsersOf(sq.get()), (std::vector<const Node*>{n.get()}));
+  EXPECT_TRUE(uses.UsersOf(n.get()).empty());
+  EXPECT_EQ(uses.ResultUses(n.get()), 2);
+  EXPECT_EQ(uses.ResultUses(sq.get()), 1);
+  EXPECT_EQ(uses.ResultUses(x.get()), 0);
+}
+
 TEST(Verifier, FromResultsBuildsAValidOrderForDeepChains) {
   // 100000 chained nodes: the walk must not recurse.
   NodeRef x = P(DType::kFloat32, {1});
