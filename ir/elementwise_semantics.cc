@@ -6,6 +6,8 @@
 #include <numbers>
 #include <optional>
 
+#include "ir/philox.h"
+
 namespace gpuc::ir {
 namespace {
 
@@ -188,6 +190,8 @@ WideValue EvalUnsigned(OpCode op, int bits, uint64_t a, uint64_t b) {
       return u(b >= static_cast<uint64_t>(bits) ? 0 : a << b);
     case OpCode::kShiftRight:
       return u(b >= static_cast<uint64_t>(bits) ? 0 : a >> b);
+    case OpCode::kPhilox:
+      return u(PhiloxBits(a, b));
     default:
       return {};
   }

@@ -1,7 +1,11 @@
 //===- host_tensor.h - A dense array in host memory -----------------------===//
 //
-// The interpreter's values and the CLI's inputs and outputs: a dtype, a shape and contiguous
-// row-major bytes. float16/bfloat16 are raw 16-bit patterns, complex values (re, im) pairs.
+// The interpreter's values, the CLI's inputs and outputs and the front end's host buffers: a
+// dtype, a shape and contiguous row-major bytes. float16/bfloat16 are raw 16-bit patterns,
+// complex values (re, im) pairs.
+//
+// A HostTensor is a handle: copies share the bytes (as NumPy arrays share a buffer), so passing
+// one to the interpreter or into a front-end array costs no copy. Clone() copies the bytes.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GPUC_IR_HOST_TENSOR_H_
@@ -9,6 +13,7 @@
 
 #include <cstddef>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "ir/node.h"
@@ -21,32 +26,45 @@ class HostTensor {
   /// Zero-filled storage for `type`; the shape must have passed ValidateShape.
   explicit HostTensor(TensorType type)
       : type_(std::move(type)),
-        bytes_(static_cast<size_t>(type_.shape.num_elements() * DTypeSize(type_.dtype))) {}
+        size_in_bytes_(type_.shape.num_elements() * DTypeSize(type_.dtype)),
+        bytes_(std::make_shared<std::byte[]>(static_cast<size_t>(size_in_bytes_))) {}
+
+  /// Storage owned elsewhere (an imported DLPack tensor): `data` holds num_elements * itemsize
+  /// bytes, row-major and suitably aligned, and stays valid while `owner` lives.
+  static HostTensor Wrap(TensorType type, std::byte* data, std::shared_ptr<const void> owner) {
+    HostTensor t;
+    t.size_in_bytes_ = type.shape.num_elements() * DTypeSize(type.dtype);
+    t.type_ = std::move(type);
+    t.bytes_ = std::shared_ptr<std::byte[]>(std::move(owner), data);
+    return t;
+  }
+
+  /// A copy with its own bytes.
+  HostTensor Clone() const {
+    HostTensor copy(type_);
+    if (size_in_bytes_ > 0) std::memcpy(copy.data(), data(), static_cast<size_t>(size_in_bytes_));
+    return copy;
+  }
 
   const TensorType& type() const { return type_; }
   DType dtype() const { return type_.dtype; }
   const Shape& shape() const { return type_.shape; }
   int64_t num_elements() const { return type_.shape.num_elements(); }
-  int64_t size_in_bytes() const { return static_cast<int64_t>(bytes_.size()); }
+  int64_t size_in_bytes() const { return size_in_bytes_; }
 
-  std::byte* data() { return bytes_.data(); }
-  const std::byte* data() const { return bytes_.data(); }
-  std::byte* element(int64_t i) { return bytes_.data() + i * DTypeSize(type_.dtype); }
-  const std::byte* element(int64_t i) const { return bytes_.data() + i * DTypeSize(type_.dtype); }
+  std::byte* data() const { return bytes_.get(); }
+  std::byte* element(int64_t i) const { return bytes_.get() + i * DTypeSize(type_.dtype); }
 
   /// Typed view of the storage; T must match the dtype's layout (uint16_t for f16/bf16).
   template <typename T>
-  T* data_as() {
-    return reinterpret_cast<T*>(bytes_.data());
-  }
-  template <typename T>
-  const T* data_as() const {
-    return reinterpret_cast<const T*>(bytes_.data());
+  T* data_as() const {
+    return reinterpret_cast<T*>(bytes_.get());
   }
 
  private:
   TensorType type_;
-  std::vector<std::byte> bytes_;
+  int64_t size_in_bytes_ = 0;
+  std::shared_ptr<std::byte[]> bytes_;
 };
 
 }  // namespace gpuc::ir

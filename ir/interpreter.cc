@@ -33,9 +33,19 @@ absl::StatusOr<std::vector<HostTensor>> Interpret(const Graph& graph,
       case OpKind::kReduction:
         values[n.get()] = interp::EvalReductionNode(*n, *operands[0]);
         break;
-      case OpKind::kDataMovement:
-        values[n.get()] = interp::EvalDataMovementNode(*n, operands);
+      case OpKind::kScan:
+        values[n.get()] = interp::EvalScanNode(*n, *operands[0]);
         break;
+      case OpKind::kDataMovement: {
+        if (n->op() != OpCode::kTake) {
+          values[n.get()] = interp::EvalDataMovementNode(*n, operands);
+          break;
+        }
+        absl::StatusOr<HostTensor> value = interp::EvalTakeNode(*n, *operands[0], *operands[1]);
+        if (!value.ok()) return value.status();
+        values[n.get()] = *std::move(value);
+        break;
+      }
       case OpKind::kLibrary: {
         absl::StatusOr<HostTensor> value = interp::EvalLibraryNode(*n, operands);
         if (!value.ok()) return value.status();

@@ -2,6 +2,7 @@
 #include <cstring>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "ir/interpreter_kernels.h"
 #include "ir/type_inference.h"
 #include "ir/wide_value.h"
@@ -110,6 +111,36 @@ HostTensor EvalDataMovementNode(const Node& node, const Operands& operands) {
         break;
       default:
         break;
+    }
+  }
+  return out;
+}
+
+absl::StatusOr<HostTensor> EvalTakeNode(const Node& node, const HostTensor& data,
+                                        const HostTensor& indices) {
+  HostTensor out(node.type());
+  const int axis = static_cast<int>(*node.attrs().Get<int64_t>("axis"));
+  const int64_t extent = data.shape()[axis];
+  int64_t inner = 1;
+  for (int i = axis + 1; i < data.shape().rank(); ++i) inner *= data.shape()[i];
+  const int64_t count = indices.num_elements();
+  const int64_t outer = count * inner == 0 ? 0 : out.num_elements() / (count * inner);
+  for (int64_t k = 0; k < count; ++k) {
+    WideValue v = LoadElement(indices.dtype(), indices.element(k));
+    // uint64 indices past int64's range are out of bounds anyway.
+    int64_t index = v.domain == DTypeKind::kUnsigned
+                        ? (v.u > static_cast<uint64_t>(extent) ? extent : static_cast<int64_t>(v.u))
+                        : v.i;
+    if (index < -extent || index >= extent) {
+      return absl::OutOfRangeError(absl::StrCat("take: index ", index,
+                                                " is out of bounds for axis ", axis, " with size ",
+                                                extent, " of ", data.type().ToString()));
+    }
+    if (index < 0) index += extent;
+    for (int64_t o = 0; o < outer; ++o) {
+      for (int64_t in = 0; in < inner; ++in) {
+        CopyElement(out, (o * count + k) * inner + in, data, (o * extent + index) * inner + in);
+      }
     }
   }
   return out;

@@ -15,6 +15,13 @@ NodeRef Node::Create(OpCode op, TensorType type, std::vector<NodeRef> operands, 
       new Node(op, std::move(type), std::move(operands), std::move(attrs), std::move(name)));
 }
 
+NodeRef Node::CreateBound(TensorType type, std::shared_ptr<const Binding> binding,
+                          std::string name) {
+  Node* node = new Node(OpCode::kParameter, std::move(type), {}, {}, std::move(name));
+  node->binding_ = std::move(binding);
+  return NodeRef(node);
+}
+
 Node::~Node() {
   std::vector<NodeRef> pending = std::move(operands_);
   while (!pending.empty()) {

@@ -33,12 +33,23 @@ struct TensorType {
 class Node;
 using NodeRef = std::shared_ptr<const Node>;
 
+/// Storage that a bound parameter stands for. The front end turns an evaluated array into a
+/// parameter node that carries its buffer, so graphs recorded later read it as an input. The IR
+/// never looks inside: it only keeps the storage alive while a node refers to it.
+class Binding {
+ public:
+  virtual ~Binding() = default;
+};
+
 class Node {
  public:
   /// Creates a node without checking it: the verifier and the front end's builders check types
   /// (tests build invalid nodes on purpose to exercise the verifier).
   static NodeRef Create(OpCode op, TensorType type, std::vector<NodeRef> operands = {},
                         Attributes attrs = {}, std::string name = "");
+  /// A parameter that stands for `binding`'s storage (see Binding).
+  static NodeRef CreateBound(TensorType type, std::shared_ptr<const Binding> binding,
+                             std::string name = "");
 
   /// Releases long operand chains iteratively: a recorded loop of 10^5 steps would overflow the
   /// stack if each node's destructor released its operands recursively.
@@ -55,6 +66,8 @@ class Node {
   const Attributes& attrs() const { return attrs_; }
   /// A name hint for printing (may be empty or shared by several nodes).
   const std::string& name() const { return name_; }
+  /// The storage of a bound parameter; null for every other node.
+  const std::shared_ptr<const Binding>& binding() const { return binding_; }
 
  private:
   Node(OpCode op, TensorType type, std::vector<NodeRef> operands, Attributes attrs,
@@ -71,6 +84,7 @@ class Node {
   mutable std::vector<NodeRef> operands_;
   Attributes attrs_;
   std::string name_;
+  std::shared_ptr<const Binding> binding_;
 };
 
 }  // namespace gpuc::ir

@@ -19,10 +19,12 @@ constexpr DTypeSet kComplexTypes = DTypeBit(DType::kComplex64) | DTypeBit(DType:
 constexpr DTypeSet kInexact = kRealFloats | kComplexTypes;
 constexpr DTypeSet kNumeric = kAllTypes & ~DTypeBit(DType::kBool);
 constexpr DTypeSet kRealNumeric = kIntegers | kRealFloats;
+constexpr DTypeSet kUInt64Only = DTypeBit(DType::kUInt64);
 constexpr DTypeSet kNumericRejectingBool = kNumeric | kRejectsBoolBit;
 
 constexpr OpKind kElementwise = OpKind::kElementwise;
 constexpr OpKind kReduction = OpKind::kReduction;
+constexpr OpKind kScan = OpKind::kScan;
 constexpr OpKind kDataMovement = OpKind::kDataMovement;
 constexpr OpKind kLibrary = OpKind::kLibrary;
 constexpr OpKind kOpaque = OpKind::kOpaque;
@@ -53,6 +55,8 @@ absl::string_view OpKindName(OpKind kind) {
       return "elementwise";
     case OpKind::kReduction:
       return "reduction";
+    case OpKind::kScan:
+      return "scan";
     case OpKind::kDataMovement:
       return "data_movement";
     case OpKind::kLibrary:

@@ -17,7 +17,14 @@
 
 namespace gpuc::ir {
 
-enum class OpKind : uint8_t { kElementwise, kReduction, kDataMovement, kLibrary, kOpaque };
+enum class OpKind : uint8_t {
+  kElementwise,
+  kReduction,
+  kScan,
+  kDataMovement,
+  kLibrary,
+  kOpaque,
+};
 
 /// How an op's result dtype follows from its operands (ir/type_inference.cc applies it).
 enum class TypeRule : uint8_t {

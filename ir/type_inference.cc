@@ -95,6 +95,44 @@ absl::StatusOr<std::vector<int64_t>> ReductionAxes(OpCode op, const Attributes& 
   return axes;
 }
 
+/// NumPy's sum/prod/cumsum dtype: bool and signed integers accumulate in int64, unsigned ones
+/// in uint64, everything else in the loop dtype.
+DType AccumulatorDType(DType in, DType loop) {
+  if (in == DType::kBool || KindOf(in) == DTypeKind::kSigned) return DType::kInt64;
+  if (KindOf(in) == DTypeKind::kUnsigned) return DType::kUInt64;
+  return loop;
+}
+
+absl::StatusOr<TensorType> InferScan(OpCode op, const TensorType& in, const Attributes& attrs) {
+  absl::StatusOr<int64_t> axis = attrs.GetInt("axis");
+  if (!axis.ok()) return Prefixed(op, axis.status());
+  if (*axis < 0 || *axis >= in.shape.rank()) {
+    return OpError(op, absl::StrCat("axis ", *axis, " is out of range for ", in.ToString()));
+  }
+  absl::StatusOr<DType> loop = SelectLoopFor(op, {in});
+  if (!loop.ok()) return loop.status();
+  return TensorType{AccumulatorDType(in.dtype, *loop), in.shape};
+}
+
+absl::StatusOr<TensorType> InferTake(OpCode op, const TensorType& data, const TensorType& indices,
+                                     const Attributes& attrs) {
+  if (!IsInteger(indices.dtype)) {
+    return OpError(op, absl::StrCat("indices must be integers, not ", DTypeName(indices.dtype)));
+  }
+  absl::StatusOr<int64_t> axis = attrs.GetInt("axis");
+  if (!axis.ok()) return Prefixed(op, axis.status());
+  if (*axis < 0 || *axis >= data.shape.rank()) {
+    return OpError(op, absl::StrCat("axis ", *axis, " is out of range for ", data.ToString()));
+  }
+  std::vector<int64_t> dims(data.shape.dims().begin(), data.shape.dims().begin() + *axis);
+  for (int64_t d : indices.shape.dims()) dims.push_back(d);
+  for (int i = static_cast<int>(*axis) + 1; i < data.shape.rank(); ++i)
+    dims.push_back(data.shape[i]);
+  Shape shape(std::move(dims));
+  if (absl::Status s = ValidateShape(shape); !s.ok()) return Prefixed(op, s);
+  return TensorType{data.dtype, std::move(shape)};
+}
+
 absl::StatusOr<TensorType> InferReduction(OpCode op, const TensorType& in,
                                           const Attributes& attrs) {
   absl::StatusOr<std::vector<int64_t>> axes = ReductionAxes(op, attrs, in.shape.rank());
@@ -121,11 +159,7 @@ absl::StatusOr<TensorType> InferReduction(OpCode op, const TensorType& in,
   DType result = *loop;
   switch (GetOpInfo(op).type_rule) {
     case TypeRule::kAccumulator:
-      if (in.dtype == DType::kBool || KindOf(in.dtype) == DTypeKind::kSigned) {
-        result = DType::kInt64;
-      } else if (KindOf(in.dtype) == DTypeKind::kUnsigned) {
-        result = DType::kUInt64;
-      }
+      result = AccumulatorDType(in.dtype, result);
       break;
     case TypeRule::kBoolResult:
       result = DType::kBool;
@@ -253,6 +287,8 @@ absl::StatusOr<TensorType> InferDataMovement(OpCode op, absl::Span<const TensorT
     }
     case OpCode::kSlice:
       return InferSlice(op, operands[0], attrs);
+    case OpCode::kTake:
+      return InferTake(op, operands[0], operands[1], attrs);
     case OpCode::kConcatenate: {
       if (absl::Status s = CheckSameDType(op, operands); !s.ok()) return s;
       absl::StatusOr<int64_t> axis = attrs.GetInt("axis");
@@ -446,6 +482,8 @@ absl::StatusOr<TensorType> InferResultType(OpCode op, absl::Span<const TensorTyp
       return InferElementwise(op, operands, requested);
     case OpKind::kReduction:
       return InferReduction(op, operands[0], attrs);
+    case OpKind::kScan:
+      return InferScan(op, operands[0], attrs);
     case OpKind::kDataMovement:
       return InferDataMovement(op, operands, attrs, requested);
     case OpKind::kLibrary:

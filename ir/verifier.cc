@@ -36,6 +36,9 @@ absl::Span<const absl::string_view> AllowedAttributes(OpCode op) {
       return kSlice;
     case OpCode::kConcatenate:
     case OpCode::kIota:
+    case OpCode::kCumSum:
+    case OpCode::kCumProd:
+    case OpCode::kTake:
       return kAxis;
     case OpCode::kPad:
       return kPad;

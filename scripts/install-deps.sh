@@ -11,6 +11,7 @@ packages=(
   llvm-19-dev llvm-19-tools libpolly-19-dev   # LLVM 19 (FileCheck, lit and the CMake package config)
   zlib1g-dev libzstd-dev libxml2-dev libedit-dev libffi-dev libcurl4-openssl-dev  # LLVMExports link needs
   libabsl-dev nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev
+  libdlpack-dev                               # DLPack import and export (header only)
   python3-numpy python3-scipy                 # the NumPy reference for fixtures and checks
   clang-format
 )

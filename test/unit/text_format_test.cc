@@ -87,9 +87,18 @@ NodeRef ExampleNode(OpCode op, std::vector<NodeRef>& params) {
       operands = {param(DType::kFloat32, {5}), param(DType::kInt32, {5}), param(DType::kInt32, {4}),
                   param(DType::kFloat32, {6})};
       break;
+    case OpCode::kTake:
+      operands = {param(DType::kFloat32, {2, 3}), param(DType::kInt32, {4})};
+      attrs.Set("axis", int64_t{1});
+      break;
     default: {
-      DType d = Contains(info.loops, DType::kFloat32) ? DType::kFloat32 : DType::kInt32;
-      if (info.kind == OpKind::kReduction) {
+      DType d = Contains(info.loops, DType::kFloat32) ? DType::kFloat32
+                : Contains(info.loops, DType::kInt32) ? DType::kInt32
+                                                      : DType::kUInt64;
+      if (info.kind == OpKind::kScan) {
+        operands = {param(d, {2, 3})};
+        attrs.Set("axis", int64_t{1});
+      } else if (info.kind == OpKind::kReduction) {
         operands = {param(d, {2, 3})};
         attrs.Set("axes", std::vector<int64_t>{1});
         attrs.Set("keepdims", true);

@@ -1,0 +1,261 @@
+//===- gpuc/array.h - The lazy array handle -------------------------------===//
+//
+// A gpuc::Array is a cheap handle (one shared pointer) to a recorded value. Operations record
+// nodes of a deferred graph and return new handles at once; nothing is computed until a value
+// is read (to_host, item, copy_to, to_string), evaluated explicitly (eval, gpuc::eval), or the
+// pending graph passes a depth or size limit (gpuc/evaluation.h). Arrays are values: no op
+// changes an array another handle refers to. Compound assignment (`a += b`) records `a + b` and
+// rebinds `a` to it, so a view taken from `a` earlier (`v = a(gpuc::Slice(0, 2))`) keeps the
+// old values — unlike NumPy, where the view would see the write.
+//
+// Shape and dtype mistakes throw gpuc::Error when the op is recorded, naming the op, shapes and
+// dtypes. C++ scalars mix in as NEP 50 "weak" scalars: uint8 array + 3 stays uint8, float32
+// array + 0.5 stays float32, an int32 array + 5i becomes complex128, and uint8 array + 300 is
+// an error because 300 does not fit.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GPUC_ARRAY_H_
+#define GPUC_ARRAY_H_
+
+#include <complex>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "gpuc/dtype.h"
+#include "gpuc/errors.h"
+
+namespace gpuc {
+
+namespace detail {
+struct ArrayImpl;
+}  // namespace detail
+
+class Array;
+
+/// A C++ number used as an operand: a NEP 50 weak scalar, which takes the array's dtype when
+/// its kind (bool < integer < float < complex) is not higher than the array's.
+class Scalar {
+ public:
+  enum class Kind : uint8_t { kBool, kInt, kUInt, kFloat, kComplex };
+
+  template <typename T>
+  requires std::is_arithmetic_v<T> Scalar(
+      T value) {  // NOLINT(google-explicit-constructor): scalars mix into expressions
+    if constexpr (std::is_same_v<T, bool>) {
+      kind_ = Kind::kBool;
+      int_ = value ? 1 : 0;
+    } else if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
+      kind_ = Kind::kInt;
+      int_ = value;
+    } else if constexpr (std::is_integral_v<T>) {
+      kind_ = Kind::kUInt;
+      uint_ = value;
+    } else {
+      kind_ = Kind::kFloat;
+      complex_ = {static_cast<double>(value), 0.0};
+    }
+  }
+  template <typename T>
+  Scalar(std::complex<T> value)  // NOLINT(google-explicit-constructor)
+      : kind_(Kind::kComplex), complex_(value.real(), value.imag()) {}
+
+  Kind kind() const { return kind_; }
+  int64_t int_value() const { return int_; }
+  uint64_t uint_value() const { return uint_; }
+  double float_value() const { return complex_.real(); }
+  std::complex<double> complex_value() const { return complex_; }
+  std::string to_string() const;
+
+ private:
+  Kind kind_ = Kind::kInt;
+  int64_t int_ = 0;
+  uint64_t uint_ = 0;
+  std::complex<double> complex_;
+};
+
+/// Either an Array or a Scalar: the operands of binary functions and operators.
+class Operand {
+ public:
+  Operand(const Array& array);  // NOLINT(google-explicit-constructor)
+  template <typename T>
+  requires std::is_arithmetic_v<T> Operand(T value)
+      : scalar_(Scalar(value)) {}  // NOLINT(google-explicit-constructor)
+  template <typename T>
+  Operand(std::complex<T> value) : scalar_(Scalar(value)) {}  // NOLINT
+  Operand(Scalar value) : scalar_(value) {}                   // NOLINT(google-explicit-constructor)
+
+  bool is_scalar() const { return scalar_.has_value(); }
+  const Scalar& scalar() const { return *scalar_; }
+  /// The array operand's implementation (null for a scalar).
+  const std::shared_ptr<detail::ArrayImpl>& array_impl() const { return array_; }
+
+ private:
+  std::shared_ptr<detail::ArrayImpl> array_;
+  std::optional<Scalar> scalar_;
+};
+
+inline constexpr std::nullopt_t none = std::nullopt;
+
+/// start:stop:step along one axis, with Python's meaning (negative values count from the end,
+/// out-of-range bounds clip, a negative step walks backwards).
+struct Slice {
+  Slice() = default;
+  Slice(std::optional<int64_t> stop_at) : stop(stop_at) {}  // NOLINT: a(Slice(3)) is :3
+  Slice(std::optional<int64_t> start_at, std::optional<int64_t> stop_at, int64_t step_by = 1)
+      : start(start_at), stop(stop_at), step(step_by) {}
+  std::optional<int64_t> start;
+  std::optional<int64_t> stop;
+  int64_t step = 1;
+};
+
+/// One subscript: an integer (selects and removes the axis), a Slice, gpuc::newaxis (inserts a
+/// unit axis) or gpuc::ellipsis (as many full slices as needed).
+class Index {
+ public:
+  enum class Kind : uint8_t { kInteger, kSlice, kNewAxis, kEllipsis };
+  template <typename T>
+  requires std::is_integral_v<T> Index(T i)
+      : kind_(Kind::kInteger), integer_(static_cast<int64_t>(i)) {}  // NOLINT
+  Index(Slice s) : kind_(Kind::kSlice), slice_(s) {}                 // NOLINT
+  static Index NewAxis() { return Index(Kind::kNewAxis); }
+  static Index Ellipsis() { return Index(Kind::kEllipsis); }
+
+  Kind kind() const { return kind_; }
+  int64_t integer() const { return integer_; }
+  const Slice& slice() const { return slice_; }
+
+ private:
+  explicit Index(Kind kind) : kind_(kind) {}
+  Kind kind_;
+  int64_t integer_ = 0;
+  Slice slice_;
+};
+
+/// The full slice, NumPy's bare ":".
+inline const Slice colon{};
+inline const Index newaxis = Index::NewAxis();
+inline const Index ellipsis = Index::Ellipsis();
+
+class Array {
+ public:
+  /// An empty handle; using it as an operand throws. Assign a real array to it.
+  Array();
+  ~Array();
+  Array(const Array&);
+  Array(Array&&) noexcept;
+  Array& operator=(const Array&);
+  Array& operator=(Array&&) noexcept;
+
+  bool valid() const { return impl_ != nullptr; }
+  DType dtype() const;
+  const Shape& shape() const;
+  int ndim() const;
+  /// The number of elements.
+  int64_t size() const;
+  int64_t nbytes() const;
+  /// The extent of `axis` (negative counts from the end).
+  int64_t dim(int64_t axis) const;
+  /// Whether the value is computed and stored (rather than a pending expression).
+  bool is_evaluated() const;
+
+  /// Evaluates this array now (with everything it depends on) and returns it.
+  Array& eval();
+
+  /// The elements in row-major order, converted to T as astype would convert them (read bool
+  /// arrays as uint8_t: std::vector<bool> is not a contiguous buffer).
+  template <typename T>
+  std::vector<T> to_host() const {
+    static_assert(kIsElementType<T> && !std::is_same_v<T, bool>,
+                  "to_host<T>: T must be a gpuc element type other than bool");
+    std::vector<T> out(static_cast<size_t>(size()));
+    copy_converted(dtype_of<T>(), out.data(), static_cast<int64_t>(out.size() * sizeof(T)));
+    return out;
+  }
+  /// The one element of a size-1 array, converted to T as astype would.
+  template <typename T>
+  T item() const {
+    static_assert(kIsElementType<T>, "item<T>: T must be a gpuc element type");
+    T value{};
+    copy_item(dtype_of<T>(), &value);
+    return value;
+  }
+  /// Copies the elements (row-major, this array's dtype) to `dst`, which holds `capacity`
+  /// bytes; throws if that is less than nbytes().
+  void copy_to(void* dst, int64_t capacity) const;
+  /// NumPy-style text of the values ("[[1, 2], [3, 4]]"); evaluates.
+  std::string to_string() const;
+
+  Array astype(DType dtype) const;
+  /// -1 in one position takes the remaining extent.
+  Array reshape(const Shape& shape) const;
+  /// Reverses the axes.
+  Array transpose() const;
+  Array transpose(const std::vector<int64_t>& axes) const;
+  Array T() const { return transpose(); }
+  Array flatten() const;
+
+  /// Subscripting: a(1), a(gpuc::colon, gpuc::Slice(0, 10, 2)), a(gpuc::ellipsis, 0).
+  template <typename... I>
+  Array operator()(const I&... indices) const {
+    return index({Index(indices)...});
+  }
+  Array index(const std::vector<Index>& indices) const;
+
+  Array operator-() const;
+  Array operator~() const;
+  Array operator!() const;
+
+  // Record `*this op other` and rebind this handle to the result, cast back to this array's
+  // dtype under NumPy's same_kind rule (an int64 array /= 2 is an error, as in NumPy).
+  Array& operator+=(const Operand& other);
+  Array& operator-=(const Operand& other);
+  Array& operator*=(const Operand& other);
+  Array& operator/=(const Operand& other);
+  Array& operator%=(const Operand& other);
+  Array& operator&=(const Operand& other);
+  Array& operator|=(const Operand& other);
+  Array& operator^=(const Operand& other);
+  Array& operator<<=(const Operand& other);
+  Array& operator>>=(const Operand& other);
+
+  /// The implementation, for the library's own use.
+  explicit Array(std::shared_ptr<detail::ArrayImpl> impl);
+  const std::shared_ptr<detail::ArrayImpl>& impl() const { return impl_; }
+
+ private:
+  void copy_converted(DType as, void* dst, int64_t capacity) const;
+  void copy_item(DType as, void* dst) const;
+  Array& compound_assign(Array (*op)(const Operand&, const Operand&), const char* name,
+                         const Operand& other);
+
+  std::shared_ptr<detail::ArrayImpl> impl_;
+};
+
+Array operator+(const Operand& a, const Operand& b);
+Array operator-(const Operand& a, const Operand& b);
+Array operator*(const Operand& a, const Operand& b);
+Array operator/(const Operand& a, const Operand& b);
+Array operator%(const Operand& a, const Operand& b);
+Array operator&(const Operand& a, const Operand& b);
+Array operator|(const Operand& a, const Operand& b);
+Array operator^(const Operand& a, const Operand& b);
+Array operator<<(const Operand& a, const Operand& b);
+Array operator>>(const Operand& a, const Operand& b);
+Array operator==(const Operand& a, const Operand& b);
+Array operator!=(const Operand& a, const Operand& b);
+Array operator<(const Operand& a, const Operand& b);
+Array operator<=(const Operand& a, const Operand& b);
+Array operator>(const Operand& a, const Operand& b);
+Array operator>=(const Operand& a, const Operand& b);
+
+/// Prints to_string().
+std::ostream& operator<<(std::ostream& os, const Array& a);
+
+}  // namespace gpuc
+
+#endif  // GPUC_ARRAY_H_

@@ -1,0 +1,19 @@
+//===- gpuc/gpuc.h - Everything of gpuc's public API ----------------------===//
+#ifndef GPUC_GPUC_H_
+#define GPUC_GPUC_H_
+
+#include "gpuc/array.h"         // IWYU pragma: export
+#include "gpuc/creation.h"      // IWYU pragma: export
+#include "gpuc/dtype.h"         // IWYU pragma: export
+#include "gpuc/elementwise.h"   // IWYU pragma: export
+#include "gpuc/errors.h"        // IWYU pragma: export
+#include "gpuc/evaluation.h"    // IWYU pragma: export
+#include "gpuc/function.h"      // IWYU pragma: export
+#include "gpuc/io.h"            // IWYU pragma: export
+#include "gpuc/manipulation.h"  // IWYU pragma: export
+#include "gpuc/memory.h"        // IWYU pragma: export
+#include "gpuc/random.h"        // IWYU pragma: export
+#include "gpuc/reductions.h"    // IWYU pragma: export
+#include "gpuc/stream.h"        // IWYU pragma: export
+
+#endif  // GPUC_GPUC_H_

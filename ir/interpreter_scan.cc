@@ -1,0 +1,39 @@
+//===- interpreter_scan.cc - cumsum and cumprod ---------------------------===//
+#include <vector>
+
+#include "ir/elementwise_semantics.h"
+#include "ir/interpreter_kernels.h"
+#include "ir/wide_value.h"
+
+namespace gpuc::ir::interp {
+
+HostTensor EvalScanNode(const Node& node, const HostTensor& input) {
+  HostTensor out(node.type());
+  const int64_t axis = *node.attrs().Get<int64_t>("axis");
+  const Shape& shape = node.shape();
+  const DType dtype = node.dtype();
+  const OpCode step = node.op() == OpCode::kCumSum ? OpCode::kAdd : OpCode::kMul;
+  const WideValue identity =
+      ConvertTo(dtype, WideValue::Signed(node.op() == OpCode::kCumSum ? 0 : 1));
+  // Row-major: the elements of one scan line are `stride` apart, and the lines start at every
+  // (outer, inner) pair.
+  const int64_t extent = shape[static_cast<int>(axis)];
+  int64_t inner = 1;
+  for (int i = static_cast<int>(axis) + 1; i < shape.rank(); ++i) inner *= shape[i];
+  const int64_t outer = extent == 0 || inner == 0 ? 0 : shape.num_elements() / (extent * inner);
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t in = 0; in < inner; ++in) {
+      WideValue running = identity;
+      for (int64_t k = 0; k < extent; ++k) {
+        const int64_t offset = (o * extent + k) * inner + in;
+        WideValue x = ConvertTo(dtype, LoadElement(input.dtype(), input.element(offset)));
+        const WideValue args[] = {running, x};
+        running = EvalElementwise(step, dtype, args);
+        StoreElement(dtype, out.element(offset), running);
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace gpuc::ir::interp
