@@ -12,27 +12,81 @@
 
 namespace gpuc {
 
-// name, what it computes
-// clang-format off: the lists are tables, and clang-format reflows them differently each run.
-#define GPUC_UNARY_FUNCTIONS(X)                                                                \
-  X(negative)                                                                                  \
-  X(positive)                                                                                  \
-  X(abs)                                                                                       \
-  X(absolute) X(sign) X(square) X(reciprocal) X(logical_not) X(invert) X(bitwise_not) X(exp)   \
-      X(exp2) X(expm1) X(log) X(log2) X(log10) X(log1p) X(sqrt) X(rsqrt) X(cbrt) X(sin) X(cos) \
-          X(tan) X(arcsin) X(arccos) X(arctan) X(sinh) X(cosh) X(tanh) X(arcsinh) X(arccosh)   \
-              X(arctanh) X(erf) X(erfc) X(floor) X(ceil) X(round) X(rint) X(trunc) X(isnan)    \
-                  X(isinf) X(isfinite)
+// The function tables (clang-format would reflow them).
+// clang-format off
+#define GPUC_UNARY_FUNCTIONS(X) \
+  X(negative) \
+  X(positive) \
+  X(abs) \
+  X(absolute) \
+  X(sign) \
+  X(square) \
+  X(reciprocal) \
+  X(logical_not) \
+  X(invert) \
+  X(bitwise_not) \
+  X(exp) \
+  X(exp2) \
+  X(expm1) \
+  X(log) \
+  X(log2) \
+  X(log10) \
+  X(log1p) \
+  X(sqrt) \
+  X(rsqrt) \
+  X(cbrt) \
+  X(sin) \
+  X(cos) \
+  X(tan) \
+  X(arcsin) \
+  X(arccos) \
+  X(arctan) \
+  X(sinh) \
+  X(cosh) \
+  X(tanh) \
+  X(arcsinh) \
+  X(arccosh) \
+  X(arctanh) \
+  X(erf) \
+  X(erfc) \
+  X(floor) \
+  X(ceil) \
+  X(round) \
+  X(rint) \
+  X(trunc) \
+  X(isnan) \
+  X(isinf) \
+  X(isfinite)
 
-#define GPUC_BINARY_FUNCTIONS(X)                                                                  \
-  X(add)                                                                                          \
-  X(subtract)                                                                                     \
-  X(multiply)                                                                                     \
-  X(divide) X(true_divide) X(floor_divide) X(mod) X(remainder) X(power) X(equal) X(not_equal)     \
-      X(less) X(less_equal) X(greater) X(greater_equal) X(logical_and) X(logical_or)              \
-          X(logical_xor) X(bitwise_and) X(bitwise_or) X(bitwise_xor) X(left_shift) X(right_shift) \
-              X(maximum) X(minimum) X(fmax) X(fmin) X(arctan2)
-
+#define GPUC_BINARY_FUNCTIONS(X) \
+  X(add) \
+  X(subtract) \
+  X(multiply) \
+  X(divide) \
+  X(true_divide) \
+  X(floor_divide) \
+  X(mod) \
+  X(remainder) \
+  X(power) \
+  X(equal) \
+  X(not_equal) \
+  X(less) \
+  X(less_equal) \
+  X(greater) \
+  X(greater_equal) \
+  X(logical_and) \
+  X(logical_or) \
+  X(logical_xor) \
+  X(bitwise_and) \
+  X(bitwise_or) \
+  X(bitwise_xor) \
+  X(left_shift) \
+  X(right_shift) \
+  X(maximum) \
+  X(minimum) \
+  X(fmax) \
+  X(fmin) \
+  X(arctan2)
 // clang-format on
 #define GPUC_DECLARE_UNARY(name) Array name(const Array& x);
 #define GPUC_DECLARE_BINARY(name) Array name(const Operand& a, const Operand& b);
