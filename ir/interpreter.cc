@@ -6,6 +6,17 @@
 #include "ir/interpreter_kernels.h"
 
 namespace gpuc::ir {
+namespace {
+
+// An evaluation error happens far from the code that caused it; the node's recording site
+// points back there.
+absl::Status WithLocation(const absl::Status& status, const Node& node) {
+  if (node.location().empty()) return status;
+  return absl::Status(status.code(),
+                      absl::StrCat(status.message(), " (recorded at ", node.location(), ")"));
+}
+
+}  // namespace
 
 absl::StatusOr<std::vector<HostTensor>> Interpret(const Graph& graph,
                                                   absl::Span<const HostTensor> args) {
@@ -42,13 +53,13 @@ absl::StatusOr<std::vector<HostTensor>> Interpret(const Graph& graph,
           break;
         }
         absl::StatusOr<HostTensor> value = interp::EvalTakeNode(*n, *operands[0], *operands[1]);
-        if (!value.ok()) return value.status();
+        if (!value.ok()) return WithLocation(value.status(), *n);
         values[n.get()] = *std::move(value);
         break;
       }
       case OpKind::kLibrary: {
         absl::StatusOr<HostTensor> value = interp::EvalLibraryNode(*n, operands);
-        if (!value.ok()) return value.status();
+        if (!value.ok()) return WithLocation(value.status(), *n);
         values[n.get()] = *std::move(value);
         break;
       }

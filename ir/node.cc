@@ -10,9 +10,11 @@ std::string TensorType::ToString() const {
 }
 
 NodeRef Node::Create(OpCode op, TensorType type, std::vector<NodeRef> operands, Attributes attrs,
-                     std::string name) {
-  return NodeRef(
-      new Node(op, std::move(type), std::move(operands), std::move(attrs), std::move(name)));
+                     std::string name, std::string location) {
+  Node* node =
+      new Node(op, std::move(type), std::move(operands), std::move(attrs), std::move(name));
+  node->location_ = std::move(location);
+  return NodeRef(node);
 }
 
 NodeRef Node::CreateBound(TensorType type, std::shared_ptr<const Binding> binding,

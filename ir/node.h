@@ -46,7 +46,7 @@ class Node {
   /// Creates a node without checking it: the verifier and the front end's builders check types
   /// (tests build invalid nodes on purpose to exercise the verifier).
   static NodeRef Create(OpCode op, TensorType type, std::vector<NodeRef> operands = {},
-                        Attributes attrs = {}, std::string name = "");
+                        Attributes attrs = {}, std::string name = "", std::string location = "");
   /// A parameter that stands for `binding`'s storage (see Binding).
   static NodeRef CreateBound(TensorType type, std::shared_ptr<const Binding> binding,
                              std::string name = "");
@@ -66,6 +66,10 @@ class Node {
   const Attributes& attrs() const { return attrs_; }
   /// A name hint for printing (may be empty or shared by several nodes).
   const std::string& name() const { return name_; }
+  /// Where the node came from ("file.cc:12" of the user code that recorded it), for error
+  /// messages; empty when unknown. Not part of the node's meaning: printing, hashing and
+  /// comparison ignore it.
+  const std::string& location() const { return location_; }
   /// The storage of a bound parameter; null for every other node.
   const std::shared_ptr<const Binding>& binding() const { return binding_; }
 
@@ -84,6 +88,7 @@ class Node {
   mutable std::vector<NodeRef> operands_;
   Attributes attrs_;
   std::string name_;
+  std::string location_;
   std::shared_ptr<const Binding> binding_;
 };
 

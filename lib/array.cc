@@ -24,7 +24,8 @@ Array& Array::operator=(const Array&) = default;
 Array& Array::operator=(Array&&) noexcept = default;
 Array::Array(std::shared_ptr<detail::ArrayImpl> impl) : impl_(std::move(impl)) {}
 
-Operand::Operand(const Array& array) : array_(array.impl()) {}
+Operand::Operand(const Array& array, std::source_location site)
+    : array_(array.impl()), site_(site) {}
 
 DType Array::dtype() const { return detail::FromIr(ImplOf(*this, "dtype").node->dtype()); }
 const Shape& Array::shape() const { return ImplOf(*this, "shape").shape; }
@@ -156,6 +157,7 @@ Array Array::operator!() const { return logical_not(*this); }
 
 Array& Array::compound_assign(Array (*op)(const Operand&, const Operand&), const char* name,
                               const Operand& other) {
+  detail::ScopedRecordingSite site(other.site());
   detail::ArrayImpl& self = ImplOf(*this, name);
   Array result = op(*this, other);
   if (result.shape() != self.shape) {

@@ -7,8 +7,11 @@ namespace gpuc {
 
 using ir::OpCode;
 
-#define GPUC_UNARY(name, op) \
-  Array name(const Array& x) { return detail::Record(OpCode::op, {x}); }
+#define GPUC_UNARY(name, op)                            \
+  Array name(const Array& x, std::source_location site) { \
+    detail::ScopedRecordingSite scope(site);              \
+    return detail::Record(OpCode::op, {x});               \
+  }
 GPUC_UNARY(negative, kNeg)
 GPUC_UNARY(abs, kAbs)
 GPUC_UNARY(absolute, kAbs)
@@ -52,7 +55,8 @@ GPUC_UNARY(isinf, kIsInf)
 GPUC_UNARY(isfinite, kIsFinite)
 #undef GPUC_UNARY
 
-Array positive(const Array& x) {
+Array positive(const Array& x, std::source_location site) {
+  detail::ScopedRecordingSite scope(site);
   if (x.dtype() == bool_) {
     detail::ThrowInvalid("positive: not supported for bool, as in NumPy");
   }
@@ -92,6 +96,7 @@ GPUC_BINARY(arctan2, kAtan2)
 #undef GPUC_BINARY
 
 Array where(const Operand& condition, const Operand& x, const Operand& y) {
+  detail::ScopedRecordingSite site(condition.site());
   Array cond = condition.is_scalar() ? detail::Constant(condition.scalar(), bool_)
                                      : detail::Cast(Array(condition.array_impl()), bool_);
   std::vector<Array> values = detail::ResolveOperands(OpCode::kWhere, {&x, &y});
@@ -99,6 +104,7 @@ Array where(const Operand& condition, const Operand& x, const Operand& y) {
 }
 
 Array clip(const Operand& a, const Operand& lo, const Operand& hi) {
+  detail::ScopedRecordingSite site(a.site());
   std::vector<Array> v = detail::ResolveOperands(OpCode::kMaximum, {&a, &lo, &hi});
   return detail::Record(OpCode::kMinimum, {detail::Record(OpCode::kMaximum, {v[0], v[1]}), v[2]});
 }

@@ -52,7 +52,12 @@ struct ExportContext {
 }  // namespace
 
 Array load(const std::string& path) {
-  return Array(detail::MakeEvaluated(internal::ValueOrThrow(ir::LoadNpy(path))));
+  absl::StatusOr<ir::HostTensor> tensor = ir::LoadNpy(path);
+  if (!tensor.ok()) {
+    internal::ThrowError(absl::Status(tensor.status().code(),
+                                      absl::StrCat("load: ", tensor.status().message())));
+  }
+  return Array(detail::MakeEvaluated(*std::move(tensor)));
 }
 
 void save(const std::string& path, const Array& a) {

@@ -157,9 +157,13 @@ Array squeeze(const Array& a, const std::vector<int64_t>& axes) {
 
 Array broadcast_to(const Array& a, const Shape& shape) { return detail::Broadcast(a, shape); }
 
-Array take(const Array& a, const Array& indices) { return take(ravel(a), indices, 0); }
+Array take(const Array& a, const Array& indices, std::source_location site) {
+  detail::ScopedRecordingSite scope(site);
+  return take(ravel(a), indices, 0);
+}
 
-Array take(const Array& a, const Array& indices, int64_t axis) {
+Array take(const Array& a, const Array& indices, int64_t axis, std::source_location site) {
+  detail::ScopedRecordingSite scope(site);
   ir::Attributes attrs;
   attrs.Set("axis", detail::NormalizeAxisOrThrow("take", axis, a.ndim()));
   return detail::Record(OpCode::kTake, {a, indices}, std::move(attrs));
@@ -182,6 +186,7 @@ Array concatenate(const std::vector<Array>& arrays, int64_t axis) {
 
 Array stack(const std::vector<Array>& arrays, int64_t axis) {
   if (arrays.empty()) detail::ThrowInvalid("stack: needs at least one array");
+  const int64_t along = detail::NormalizeAxisOrThrow("stack", axis, arrays[0].ndim() + 1);
   std::vector<Array> expanded;
   for (const Array& a : arrays) {
     if (a.shape() != arrays[0].shape()) {
@@ -189,9 +194,9 @@ Array stack(const std::vector<Array>& arrays, int64_t axis) {
                                         ShapeText(arrays[0].shape()), " and ",
                                         ShapeText(a.shape())));
     }
-    expanded.push_back(expand_dims(a, axis));
+    expanded.push_back(expand_dims(a, along));
   }
-  return concatenate(expanded, detail::NormalizeAxisOrThrow("stack", axis, arrays[0].ndim() + 1));
+  return concatenate(expanded, along);
 }
 
 Array flip(const Array& a) {

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "ir/type_inference.h"
 #include "lib/evaluator.h"
 #include "lib/status_to_error.h"
@@ -13,7 +14,41 @@ namespace gpuc::detail {
 
 ir::Shape ToIrShape(const Shape& shape) { return ir::Shape(shape); }
 
-void ThrowInvalid(const std::string& message) { throw Error("invalid_argument", message); }
+namespace {
+
+thread_local const std::source_location* t_recording_site = nullptr;
+
+// gpuc's own front-end sources all live beside this file; a site inside them is not user code.
+bool IsInsideGpuc(const std::source_location& site) {
+  static const std::string lib_dir = [] {
+    std::string here = std::source_location::current().file_name();
+    return here.substr(0, here.find_last_of('/') + 1);
+  }();
+  return absl::string_view(site.file_name()).substr(0, lib_dir.size()) == lib_dir;
+}
+
+}  // namespace
+
+ScopedRecordingSite::ScopedRecordingSite(const std::source_location& site) {
+  if (t_recording_site != nullptr || IsInsideGpuc(site)) return;
+  t_recording_site = &site;
+  installed_ = true;
+}
+
+ScopedRecordingSite::~ScopedRecordingSite() {
+  if (installed_) t_recording_site = nullptr;
+}
+
+std::string CurrentRecordingSite() {
+  if (t_recording_site == nullptr) return "";
+  return absl::StrCat(t_recording_site->file_name(), ":", t_recording_site->line());
+}
+
+void ThrowInvalid(const std::string& message) {
+  const std::string site = CurrentRecordingSite();
+  throw Error("invalid_argument",
+              site.empty() ? message : absl::StrCat(message, " (at ", site, ")"));
+}
 
 Array Record(ir::OpCode op, const std::vector<Array>& operands, ir::Attributes attrs,
              std::optional<ir::TensorType> requested) {
@@ -30,8 +65,15 @@ Array Record(ir::OpCode op, const std::vector<Array>& operands, ir::Attributes a
     impls.push_back(&impl);
   }
   absl::StatusOr<ir::TensorType> type = ir::InferResultType(op, types, attrs, requested);
-  if (!type.ok()) ThrowInvalid(std::string(type.status().message()));
-  ir::NodeRef node = ir::Node::Create(op, *std::move(type), std::move(nodes), std::move(attrs));
+  if (!type.ok()) {
+    // The typing rule names the op and the offending shapes; the operand types complete it.
+    std::vector<std::string> operand_types;
+    for (const ir::TensorType& t : types) operand_types.push_back(t.ToString());
+    ThrowInvalid(absl::StrCat(type.status().message(), "; operands ",
+                              absl::StrJoin(operand_types, ", ")));
+  }
+  ir::NodeRef node = ir::Node::Create(op, *std::move(type), std::move(nodes), std::move(attrs),
+                                      /*name=*/"", CurrentRecordingSite());
   std::shared_ptr<ArrayImpl> impl = MakePending(std::move(node), impls);
   EvaluateIfPastLimits(*impl);
   return Array(std::move(impl));
@@ -145,6 +187,8 @@ std::vector<Array> ResolveOperands(ir::OpCode op, const std::vector<const Operan
 }
 
 Array Binary(ir::OpCode op, const Operand& a, const Operand& b) {
+  ScopedRecordingSite site_a(a.site());  // the first of the two outside gpuc counts
+  ScopedRecordingSite site_b(b.site());
   return Record(op, ResolveOperands(op, {&a, &b}));
 }
 

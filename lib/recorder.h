@@ -10,6 +10,7 @@
 #define GPUC_LIB_RECORDER_H_
 
 #include <optional>
+#include <source_location>
 #include <string>
 #include <vector>
 
@@ -27,7 +28,23 @@ inline ir::DType ToIr(DType d) { return static_cast<ir::DType>(d); }
 inline DType FromIr(ir::DType d) { return static_cast<DType>(d); }
 ir::Shape ToIrShape(const Shape& shape);
 
-/// Throws gpuc::Error(invalid_argument) with `message`.
+/// Marks the user code that is recording ops on this thread, so that the nodes (and errors) can
+/// name it. Only the outermost site outside gpuc's own sources counts: gpuc::var calling
+/// operators internally must not make those nodes point into lib/.
+class ScopedRecordingSite {
+ public:
+  explicit ScopedRecordingSite(const std::source_location& site);
+  ~ScopedRecordingSite();
+  ScopedRecordingSite(const ScopedRecordingSite&) = delete;
+  ScopedRecordingSite& operator=(const ScopedRecordingSite&) = delete;
+
+ private:
+  bool installed_ = false;
+};
+/// "file.cc:12" of the innermost ScopedRecordingSite, or "" when there is none.
+std::string CurrentRecordingSite();
+
+/// Throws gpuc::Error(invalid_argument) with `message`, plus the recording site when known.
 [[noreturn]] void ThrowInvalid(const std::string& message);
 
 /// Records `op` over `operands` (after the type check) and returns the new array.

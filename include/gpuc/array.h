@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <source_location>
 #include <ostream>
 #include <string>
 #include <type_traits>
@@ -81,22 +82,33 @@ class Scalar {
 /// Either an Array or a Scalar: the operands of binary functions and operators.
 class Operand {
  public:
-  Operand(const Array& array);  // NOLINT(google-explicit-constructor)
+  // Each constructor notes the call site of the expression it is converted in (the default
+  // argument is evaluated there), so that errors can name the user's line.
+  Operand(const Array& array,  // NOLINT(google-explicit-constructor)
+          std::source_location site = std::source_location::current());
   template <typename T>
-  requires std::is_arithmetic_v<T> Operand(T value)
-      : scalar_(Scalar(value)) {}  // NOLINT(google-explicit-constructor)
+  requires std::is_arithmetic_v<T> Operand(  // NOLINT(google-explicit-constructor)
+      T value, std::source_location site = std::source_location::current())
+      : scalar_(Scalar(value)), site_(site) {}
   template <typename T>
-  Operand(std::complex<T> value) : scalar_(Scalar(value)) {}  // NOLINT
-  Operand(Scalar value) : scalar_(value) {}                   // NOLINT(google-explicit-constructor)
+  Operand(std::complex<T> value,  // NOLINT(google-explicit-constructor)
+          std::source_location site = std::source_location::current())
+      : scalar_(Scalar(value)), site_(site) {}
+  Operand(Scalar value,  // NOLINT(google-explicit-constructor)
+          std::source_location site = std::source_location::current())
+      : scalar_(value), site_(site) {}
 
   bool is_scalar() const { return scalar_.has_value(); }
   const Scalar& scalar() const { return *scalar_; }
   /// The array operand's implementation (null for a scalar).
   const std::shared_ptr<detail::ArrayImpl>& array_impl() const { return array_; }
+  /// Where the expression using this operand was written.
+  const std::source_location& site() const { return site_; }
 
  private:
   std::shared_ptr<detail::ArrayImpl> array_;
   std::optional<Scalar> scalar_;
+  std::source_location site_;
 };
 
 inline constexpr std::nullopt_t none = std::nullopt;

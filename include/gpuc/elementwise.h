@@ -8,6 +8,8 @@
 #ifndef GPUC_ELEMENTWISE_H_
 #define GPUC_ELEMENTWISE_H_
 
+#include <source_location>
+
 #include "gpuc/array.h"
 
 namespace gpuc {
@@ -88,7 +90,9 @@ namespace gpuc {
   X(fmin) \
   X(arctan2)
 // clang-format on
-#define GPUC_DECLARE_UNARY(name) Array name(const Array& x);
+// The trailing site argument (left to its default) lets errors name the caller's line.
+#define GPUC_DECLARE_UNARY(name) \
+  Array name(const Array& x, std::source_location site = std::source_location::current());
 #define GPUC_DECLARE_BINARY(name) Array name(const Operand& a, const Operand& b);
 GPUC_UNARY_FUNCTIONS(GPUC_DECLARE_UNARY)
 GPUC_BINARY_FUNCTIONS(GPUC_DECLARE_BINARY)

@@ -7,6 +7,7 @@
 #ifndef GPUC_MANIPULATION_H_
 #define GPUC_MANIPULATION_H_
 
+#include <source_location>
 #include <vector>
 
 #include "gpuc/array.h"
@@ -29,8 +30,12 @@ Array squeeze(const Array& a, const std::vector<int64_t>& axes);
 Array broadcast_to(const Array& a, const Shape& shape);
 /// Elements of `a` at `indices` (integers; negative count from the end) along `axis`, or of the
 /// flattened array. An index out of range is an error when the array is evaluated.
-Array take(const Array& a, const Array& indices);
-Array take(const Array& a, const Array& indices, int64_t axis);
+// take checks its indices when it is evaluated; `site` (left to its default) lets that error
+// name the line that called take.
+Array take(const Array& a, const Array& indices,
+           std::source_location site = std::source_location::current());
+Array take(const Array& a, const Array& indices, int64_t axis,
+           std::source_location site = std::source_location::current());
 /// Joins along an existing axis. Arrays of different dtypes are promoted as NumPy does.
 Array concatenate(const std::vector<Array>& arrays, int64_t axis = 0);
 /// Joins along a new axis.

@@ -1,0 +1,151 @@
+// Each kind of bad input to the Array API gets a gpuc::Error whose message names the op, the
+// shapes and dtypes involved and the line that recorded it; afterwards the process and every
+// other array are still usable.
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "gpuc/gpuc.h"
+#include "gtest/gtest.h"
+
+namespace gpuc {
+namespace {
+
+// Runs `fn`, which must throw gpuc::Error with a message containing every one of `parts`.
+void ExpectError(const std::function<void()>& fn, const std::vector<std::string>& parts,
+                 const std::string& kind = "invalid_argument") {
+  try {
+    fn();
+    ADD_FAILURE() << "no error; expected one mentioning " << parts[0];
+  } catch (const Error& e) {
+    const std::string message = e.what();
+    EXPECT_EQ(e.kind(), kind) << message;
+    for (const std::string& part : parts) {
+      EXPECT_NE(message.find(part), std::string::npos) << "'" << part << "' not in: " << message;
+    }
+  }
+}
+
+class ApiErrors : public ::testing::Test {
+ protected:
+  // Bystanders: arrays recorded before the error, pending and evaluated, that must survive it.
+  Array pending_ = arange(6).reshape({2, 3}) * 2;
+  Array evaluated_ = linspace(0.0, 1.0, 3).eval();
+
+  void TearDown() override {
+    EXPECT_EQ(pending_.to_host<int64_t>(), (std::vector<int64_t>{0, 2, 4, 6, 8, 10}));
+    EXPECT_EQ(sum(evaluated_).item<double>(), 1.5);
+    EXPECT_EQ((evaluated_ + 1).to_host<double>(), (std::vector<double>{1.0, 1.5, 2.0}));
+  }
+};
+
+const Array f32_2x3 = ones({2, 3}, float32);
+
+TEST_F(ApiErrors, ShapesThatDoNotBroadcast) {
+  ExpectError([] { (void)(f32_2x3 + ones({4}, int32)); },  // a + b names both operands
+              {"add", "f32[2,3]", "i32[4]", "api_errors_test.cc"});
+  ExpectError([] { (void)where(ones({2}, bool_), f32_2x3, 0); }, {"where", "[2]", "[2,3]"});
+  ExpectError([] { (void)broadcast_to(f32_2x3, {3, 3}); }, {"broadcast_to", "[2,3]", "[3,3]"});
+}
+
+TEST_F(ApiErrors, DtypesAnOpDoesNotTake) {
+  ExpectError([] { (void)(f32_2x3 & f32_2x3); }, {"bitwise_and", "f32", "api_errors_test.cc"});
+  EXPECT_EQ(exp(ones({2}, bool_)).dtype(), float16);  // not an error: NumPy computes in f16
+  ExpectError([] { (void)positive(ones({2}, bool_)); }, {"positive", "bool"});
+  ExpectError([] { (void)(ones({2}, float64) << 1); }, {"f64"});
+}
+
+TEST_F(ApiErrors, WeakScalarsOutOfTheArraysRange) {
+  ExpectError([] { (void)(ones({2}, uint8) + 300); }, {"add", "300", "uint8", "api_errors_test.cc"});
+  ExpectError([] { (void)(ones({2}, int8) * -129); }, {"-129", "int8"});
+}
+
+TEST_F(ApiErrors, CompoundAssignmentThatWouldNeedAnUnsafeCast) {
+  Array counts = ones({3}, int32);
+  ExpectError([&] { counts /= 2; }, {"/=", "float64", "int32", "same_kind"});
+  ExpectError([&] { counts += ones({2, 3}, int32); }, {"+=", "[2,3]", "[3]"});
+  EXPECT_EQ(counts.to_host<int32_t>(), (std::vector<int32_t>{1, 1, 1}));  // left as it was
+}
+
+TEST_F(ApiErrors, AxesOutOfRangeOrRepeated) {
+  ExpectError([] { (void)sum(f32_2x3, 2); }, {"sum", "axis 2", "2"});
+  ExpectError([] { (void)mean(f32_2x3, {-3}); }, {"mean", "-3"});
+  ExpectError([] { (void)max(f32_2x3, {1, -1}); }, {"max", "repeated axis"});
+  ExpectError([] { (void)argmax(f32_2x3, 2); }, {"argmax", "axis 2"});
+  ExpectError([] { (void)cumsum(f32_2x3, -3); }, {"cumsum", "-3"});
+  ExpectError([] { (void)swapaxes(f32_2x3, 0, 2); }, {"swapaxes", "2"});
+  ExpectError([] { (void)squeeze(f32_2x3, {0}); }, {"squeeze", "[2,3]"});
+  ExpectError([] { (void)transpose(f32_2x3, {0, 0}); }, {"transpose"});
+}
+
+TEST_F(ApiErrors, ReshapesThatChangeTheSize) {
+  ExpectError([] { (void)reshape(f32_2x3, {4}); }, {"reshape", "[2,3]", "[4]"});
+  ExpectError([] { (void)reshape(f32_2x3, {-1, -1}); }, {"reshape", "-1"});
+  ExpectError([] { (void)reshape(f32_2x3, {4, -1}); }, {"reshape", "size 6", "[4,-1]"});
+}
+
+TEST_F(ApiErrors, IndexingPastTheEnds) {
+  ExpectError([] { (void)f32_2x3(2); }, {"index", "2 is out of bounds", "size 2"});
+  ExpectError([] { (void)f32_2x3(0, -4); }, {"index", "-4 is out of bounds", "size 3"});
+  ExpectError([] { (void)f32_2x3(Slice(none, none, 0)); }, {"slice step", "is 0"});
+  ExpectError([] { (void)f32_2x3(0, 0, 0); }, {"too many indices", "2"});
+  ExpectError([] { (void)f32_2x3(ellipsis, ellipsis); }, {"ellipsis"});
+}
+
+TEST_F(ApiErrors, TakeChecksItsIndicesWhenEvaluatedAndNamesTheRecordingLine) {
+  Array picked = take(f32_2x3, array<int64_t>({0, 7}), 1);  // recorded here, fails on read
+  const int recorded_line = __LINE__ - 1;
+  ExpectError([&] { (void)picked.to_host<float>(); },
+              {"take", "index 7", "size 3", "f32[2,3]",
+               "api_errors_test.cc:" + std::to_string(recorded_line)},
+              "out_of_range");
+  ExpectError([&] { (void)picked.to_host<float>(); }, {"take"}, "out_of_range");  // again
+  EXPECT_EQ(take(f32_2x3, array<int64_t>({0, -1}), 1).to_host<float>(),
+            (std::vector<float>{1, 1, 1, 1}));
+  ExpectError([] { (void)take(f32_2x3, ones({2}, float32), 0); }, {"take", "f32"});
+}
+
+TEST_F(ApiErrors, ConcatenateAndStackNeedMatchingShapes) {
+  ExpectError([] { (void)concatenate({f32_2x3, ones({2, 2, 1})}, 0); }, {"concatenate"});
+  ExpectError([] { (void)concatenate({f32_2x3, ones({3, 2})}, 0); },
+              {"concatenate", "[2,3]", "[3,2]"});
+  ExpectError([] { (void)concatenate({}, 0); }, {"concatenate", "at least one"});
+  ExpectError([] { (void)stack({f32_2x3, ones({3, 2})}); }, {"stack", "[2,3]", "[3,2]"});
+  ExpectError([] { (void)stack({f32_2x3}, 3); }, {"stack", "3"});
+}
+
+TEST_F(ApiErrors, CreationArgumentsOutOfRange) {
+  ExpectError([] { (void)ones({2, -1}); }, {"-1"});
+  ExpectError([] { (void)arange(0, 5, 0); }, {"arange", "step"});
+  ExpectError([] { (void)eye(-2); }, {"eye", "-2"});
+  ExpectError([] { (void)linspace(0.0, 1.0, -1); }, {"linspace", "-1"});
+  ExpectError([] { (void)tile(f32_2x3, {-1}); }, {"tile", "-1"});
+  ExpectError([] { (void)repeat(f32_2x3, -2); }, {"repeat", "-2"});
+  ExpectError([] { (void)pad(f32_2x3, {{1, 1}, {0, 0}, {2, 2}}); }, {"pad", "3", "[2,3]"});
+  ExpectError([] { (void)random::integers(5, 5, {3}); }, {"integers", "5"});
+  std::vector<float> three = {1, 2, 3};
+  ExpectError([&] { (void)array(three, Shape{2, 2}); }, {"3", "[2,2]"});
+}
+
+TEST_F(ApiErrors, ReadsIntoTheWrongPlace) {
+  ExpectError([] { (void)f32_2x3.item<float>(); }, {"item", "[2,3]"});
+  float small[2];
+  ExpectError([&] { f32_2x3.copy_to(small, sizeof(small)); }, {"copy_to", "24", "8"});
+  ExpectError([] { (void)Array().dtype(); }, {"empty"});
+}
+
+TEST_F(ApiErrors, FilesThatAreMissingOrNotNpy) {
+  ExpectError([] { (void)load("/nonexistent/gpuc/x.npy"); }, {"load", "/nonexistent/gpuc/x.npy"},
+              "not_found");
+  const std::string path = ::testing::TempDir() + "gpuc_not_npy.npy";
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  ASSERT_NE(f, nullptr);
+  std::fputs("this is not a NumPy file", f);
+  std::fclose(f);
+  ExpectError([&] { (void)load(path); }, {"load", path});
+  std::remove(path.c_str());
+}
+
+}  // namespace
+}  // namespace gpuc

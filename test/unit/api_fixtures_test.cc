@@ -1,0 +1,320 @@
+// Every Array API function against NumPy: test/fixtures/api/make_api_fixtures.py writes the
+// inputs, NumPy's results and cases.json; each case there has a twin here, of the same name, that
+// builds the same expression with gpuc. The result must match NumPy's dtype and shape exactly and
+// its values to a tolerance set by the dtype (exactly for integers and bools; NaN matches NaN).
+#include <cmath>
+#include <complex>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "gpuc/gpuc.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+
+namespace gpuc {
+namespace {
+
+using Inputs = std::vector<Array>;
+using CaseFn = std::function<Array(const Inputs&)>;
+
+const std::string kFixtureDir = GPUC_SOURCE_DIR "/test/fixtures/api/";
+const Slice kReversed(none, none, -1);
+
+// The case table is laid out by hand, several short cases to a line; clang-format stays off it.
+// clang-format off
+#define UNARY_CASE(fn, src) {#fn "_" #src, [](const Inputs& in) { return fn(in[0]); }},
+#define BINARY_CASE(fn, a, b) \
+  {#fn "_" #a "_" #b, [](const Inputs& in) { return fn(in[0], in[1]); }},
+
+const std::map<std::string, CaseFn>& Cases() {
+  static const auto* cases = new std::map<std::string, CaseFn>{
+      // ---- Elementwise, unary.
+      UNARY_CASE(negative, f32a) UNARY_CASE(positive, f32a) UNARY_CASE(abs, f32a)
+      UNARY_CASE(sign, f64nan) UNARY_CASE(square, f32a) UNARY_CASE(reciprocal, f64pos)
+      UNARY_CASE(exp, f32a) UNARY_CASE(exp2, f64a) UNARY_CASE(expm1, f64a)
+      UNARY_CASE(log, f64pos) UNARY_CASE(log2, f64pos) UNARY_CASE(log1p, f64pos)
+      UNARY_CASE(sqrt, f64pos) UNARY_CASE(cbrt, f64a) UNARY_CASE(sin, f32a)
+      UNARY_CASE(cos, f64a) UNARY_CASE(tan, f64unit) UNARY_CASE(arcsin, f64unit)
+      UNARY_CASE(arccos, f64unit) UNARY_CASE(arctan, f64a) UNARY_CASE(sinh, f64a)
+      UNARY_CASE(cosh, f32a) UNARY_CASE(tanh, f64a) UNARY_CASE(arcsinh, f64a)
+      UNARY_CASE(arccosh, f64ge1) UNARY_CASE(arctanh, f64unit) UNARY_CASE(floor, f64half)
+      UNARY_CASE(ceil, f64half) UNARY_CASE(round, f64half) UNARY_CASE(rint, f64half)
+      UNARY_CASE(trunc, f64half) UNARY_CASE(isnan, f64nan) UNARY_CASE(isinf, f64nan)
+      UNARY_CASE(isfinite, f64nan) UNARY_CASE(exp, f16a) UNARY_CASE(sqrt, c128a)
+      UNARY_CASE(exp, c128a) UNARY_CASE(abs, c128a) UNARY_CASE(erf, f64a)
+      UNARY_CASE(erfc, f64a) UNARY_CASE(rsqrt, f64pos)
+      UNARY_CASE(negative, i8edge) UNARY_CASE(abs, i8edge) UNARY_CASE(sign, i8edge)
+      UNARY_CASE(square, i8edge) UNARY_CASE(invert, i8edge) UNARY_CASE(bitwise_not, u8a)
+      UNARY_CASE(logical_not, boola) UNARY_CASE(negative, i64edge) UNARY_CASE(abs, i64edge)
+      {"log10_f32abs", [](const Inputs& in) { return log10(abs(in[0])); }},
+
+      // ---- Elementwise, binary, with broadcasting.
+      BINARY_CASE(add, f32a, f32b) BINARY_CASE(subtract, f32a, f32b)
+      BINARY_CASE(multiply, f32a, f32b) BINARY_CASE(divide, f32a, f32b)
+      BINARY_CASE(floor_divide, f32a, f32b) BINARY_CASE(remainder, f32a, f32b)
+      BINARY_CASE(maximum, f32a, f32b) BINARY_CASE(minimum, f32a, f32b)
+      BINARY_CASE(arctan2, f32a, f32b) BINARY_CASE(less, f32a, f32b)
+      BINARY_CASE(greater_equal, f32a, f32b) BINARY_CASE(equal, f32a, f32b)
+      BINARY_CASE(not_equal, f32a, f32b) BINARY_CASE(add, f32col, f32b)
+      BINARY_CASE(power, f64pos, f64a)
+      BINARY_CASE(add, i8edge, i8div) BINARY_CASE(subtract, i8edge, i8div)
+      BINARY_CASE(multiply, i8edge, i8div) BINARY_CASE(floor_divide, i8edge, i8div)
+      BINARY_CASE(remainder, i8edge, i8div) BINARY_CASE(maximum, i8edge, i8div)
+      BINARY_CASE(minimum, i8edge, i8div) BINARY_CASE(bitwise_and, i8edge, i8div)
+      BINARY_CASE(bitwise_or, i8edge, i8div) BINARY_CASE(bitwise_xor, i8edge, i8div)
+      BINARY_CASE(less_equal, i8edge, i8div) BINARY_CASE(greater, i8edge, i8div)
+      BINARY_CASE(divide, i8edge, i8div) BINARY_CASE(power, i32a, i32small)
+      BINARY_CASE(left_shift, i32a, i32small) BINARY_CASE(right_shift, i32a, i32small)
+      BINARY_CASE(logical_and, boola, boolb) BINARY_CASE(logical_or, boola, boolb)
+      BINARY_CASE(logical_xor, boola, boolb) BINARY_CASE(bitwise_and, boola, boolb)
+      BINARY_CASE(add, boola, boolb) BINARY_CASE(add, i32a, f32b)
+      {"add_i64edge_i64edge", [](const Inputs& in) { return in[0] + in[0](kReversed); }},
+      {"floor_divide_i64edge", [](const Inputs& in) { return floor_divide(in[0], in[0](kReversed)); }},
+      {"maximum_f64nan_flipped", [](const Inputs& in) { return maximum(in[0], flip(in[0])); }},
+      {"minimum_f64nan_flipped", [](const Inputs& in) { return minimum(in[0], flip(in[0])); }},
+      {"fmax_f64nan_flipped", [](const Inputs& in) { return fmax(in[0], flip(in[0])); }},
+      {"fmin_f64nan_flipped", [](const Inputs& in) { return fmin(in[0], flip(in[0])); }},
+      {"less_f64nan_flipped", [](const Inputs& in) { return in[0] < in[0](kReversed, kReversed); }},
+      {"equal_f64nan_flipped", [](const Inputs& in) { return in[0] == flip(in[0]); }},
+      {"multiply_u8a_i8edge", [](const Inputs& in) { return in[0] * scalar(3, int8); }},
+
+      // ---- Weak scalars (NEP 50).
+      {"f32a_times_2_5", [](const Inputs& in) { return in[0] * 2.5; }},
+      {"i8edge_plus_1", [](const Inputs& in) { return in[0] + 1; }},
+      {"i32a_plus_5j", [](const Inputs& in) { return in[0] + std::complex<double>(0, 5); }},
+      {"f16a_plus_1", [](const Inputs& in) { return in[0] + 1.0; }},
+      {"u8a_times_2", [](const Inputs& in) { return in[0] * 2; }},
+      {"u8a_minus_1", [](const Inputs& in) { return in[0] - 1; }},
+      {"u8a_lt_300", [](const Inputs& in) { return in[0] < 300; }},
+      {"i32a_div_2", [](const Inputs& in) { return in[0] / 2; }},
+      {"two_pow_i32small", [](const Inputs& in) { return power(2, in[0]); }},
+      {"half_minus_f32a", [](const Inputs& in) { return 0.5 - in[0]; }},
+      {"boola_plus_1", [](const Inputs& in) { return in[0] + 1; }},
+
+      // ---- where, clip, astype.
+      {"where_boola", [](const Inputs& in) { return where(in[0], in[1], in[2]); }},
+      {"where_scalar_arms", [](const Inputs& in) { return where(in[0] > 0, in[0], 0); }},
+      {"clip_f64a", [](const Inputs& in) { return clip(in[0], -0.5, 0.5); }},
+      {"clip_i8edge", [](const Inputs& in) { return clip(in[0], -10, 10); }},
+      {"astype_f64half_i32", [](const Inputs& in) { return in[0].astype(int32); }},
+      {"astype_i32a_f16", [](const Inputs& in) { return astype(in[0], float16); }},
+      {"astype_f32a_bool", [](const Inputs& in) { return in[0].astype(bool_); }},
+      {"astype_i8edge_u8", [](const Inputs& in) { return in[0].astype(uint8); }},
+
+      // ---- Reductions.
+      {"sum_all_f64big", [](const Inputs& in) { return sum(in[0]); }},
+      {"sum_axis1_f64big", [](const Inputs& in) { return sum(in[0], 1); }},
+      {"sum_axes02_f64big", [](const Inputs& in) { return sum(in[0], {0, 2}); }},
+      {"sum_neg_keepdims_f64big", [](const Inputs& in) { return sum(in[0], -1, true); }},
+      {"sum_i8edge", [](const Inputs& in) { return sum(in[0]); }},
+      {"sum_u8a", [](const Inputs& in) { return sum(in[0]); }},
+      {"sum_boola_axis0", [](const Inputs& in) { return sum(in[0], 0); }},
+      {"sum_f32a_axis0", [](const Inputs& in) { return sum(in[0], 0); }},
+      {"prod_i32small_axis1", [](const Inputs& in) { return prod(in[0], 1); }},
+      {"prod_f64pos", [](const Inputs& in) { return prod(in[0]); }},
+      {"max_f64nan_axis1", [](const Inputs& in) { return max(in[0], 1); }},
+      {"min_f64nan_axis0", [](const Inputs& in) { return min(in[0], 0); }},
+      {"max_i64a_axes12", [](const Inputs& in) { return max(in[0], {1, 2}); }},
+      {"min_u8a", [](const Inputs& in) { return min(in[0]); }},
+      {"argmax_f64nan", [](const Inputs& in) { return argmax(in[0]); }},
+      {"argmin_f64nan_axis1", [](const Inputs& in) { return argmin(in[0], 1); }},
+      {"argmax_f64big_axis_neg2", [](const Inputs& in) { return argmax(in[0], -2); }},
+      {"argmin_i64a_keepdims", [](const Inputs& in) { return argmin(in[0], 2, true); }},
+      {"any_boola_axis0", [](const Inputs& in) { return any(in[0], 0); }},
+      {"all_boola_axis1", [](const Inputs& in) { return all(in[0], 1); }},
+      {"any_f64nan", [](const Inputs& in) { return any(in[0]); }},
+      {"mean_i32a", [](const Inputs& in) { return mean(in[0]); }},
+      {"mean_f32a_axis1", [](const Inputs& in) { return mean(in[0], 1); }},
+      {"mean_f16a", [](const Inputs& in) { return mean(in[0]); }},
+      {"var_f64big_axes01", [](const Inputs& in) { return var(in[0], {0, 1}); }},
+      {"var_f32a_ddof1", [](const Inputs& in) { return var(in[0], 0, 1); }},
+      {"std_f64big_keepdims", [](const Inputs& in) { return stddev(in[0], 2, 1, true); }},
+      {"var_c128a", [](const Inputs& in) { return var(in[0]); }},
+      {"cumsum_i8edge", [](const Inputs& in) { return cumsum(in[0]); }},
+      {"cumsum_f64big_axis1", [](const Inputs& in) { return cumsum(in[0], 1); }},
+      {"cumprod_f32a_axis0", [](const Inputs& in) { return cumprod(in[0], 0); }},
+      {"cumprod_i32small", [](const Inputs& in) { return cumprod(in[0]); }},
+      {"cumsum_f32a_flat", [](const Inputs& in) { return cumsum(in[0]); }},
+
+      // ---- Empty and 0-d arrays.
+      {"sum_empty_axis0", [](const Inputs& in) { return sum(in[0], 0); }},
+      {"sum_empty_axis1", [](const Inputs& in) { return sum(in[0], 1); }},
+      {"prod_empty", [](const Inputs& in) { return prod(in[0]); }},
+      {"max_empty_axis1", [](const Inputs& in) { return max(in[0], 1); }},
+      {"exp_empty", [](const Inputs& in) { return exp(in[0]); }},
+      {"add_empty_row", [](const Inputs& in) { return in[0] + in[1](0, Slice(3)); }},
+      {"transpose_empty", [](const Inputs& in) { return transpose(in[0]); }},
+      {"cumsum_empty_axis0", [](const Inputs& in) { return cumsum(in[0], 0); }},
+      {"concatenate_empty",
+       [](const Inputs& in) { return concatenate({in[0], in[1](colon, Slice(3))}); }},
+      {"sum_zero_d", [](const Inputs& in) { return sum(in[0]); }},
+      {"mul_zero_d_f32a", [](const Inputs& in) { return multiply(in[0], in[1]); }},
+      {"exp_zero_d", [](const Inputs& in) { return exp(in[0]); }},
+      {"reshape_zero_d", [](const Inputs& in) { return reshape(in[0], {1, 1}); }},
+
+      // ---- Views, slicing and non-contiguous inputs.
+      {"slice_steps",
+       [](const Inputs& in) { return in[0](kReversed, Slice(1, none, 2), Slice(-3, none)); }},
+      {"slice_int_newaxis",
+       [](const Inputs& in) { return in[0](1, newaxis, colon, Slice(none, none, 3)); }},
+      {"slice_ellipsis", [](const Inputs& in) { return in[0](ellipsis, 2); }},
+      {"slice_empty_range", [](const Inputs& in) { return in[0](Slice(3, 1)); }},
+      {"exp_of_strided",
+       [](const Inputs& in) {
+         return exp(transpose(in[0], {2, 0, 1})(Slice(1, none), Slice(none, none, 2)));
+       }},
+      {"add_transposed_views",
+       [](const Inputs& in) {
+         return swapaxes(in[0](colon, colon, Slice(5)), 1, 2) +
+                in[0](colon, kReversed, Slice(1, none));
+       }},
+      {"sum_strided_axis0",
+       [](const Inputs& in) { return sum(in[0](Slice(none, none, 2), kReversed), 0); }},
+      {"transpose_perm", [](const Inputs& in) { return transpose(in[0], {2, 0, 1}); }},
+      {"transpose_rev", [](const Inputs& in) { return in[0].T(); }},
+      {"swapaxes_neg", [](const Inputs& in) { return swapaxes(in[0], 0, -1); }},
+      {"moveaxis_one", [](const Inputs& in) { return moveaxis(in[0], 0, -1); }},
+      {"moveaxis_many", [](const Inputs& in) { return moveaxis(in[0], {0, 1}, {-1, 0}); }},
+      {"reshape_minus1", [](const Inputs& in) { return reshape(in[0], {-1, 10}); }},
+      {"reshape_of_transpose", [](const Inputs& in) { return in[0].T().reshape({6, -1}); }},
+      {"ravel_transposed", [](const Inputs& in) { return ravel(in[0].T()); }},
+      {"expand_dims_neg", [](const Inputs& in) { return expand_dims(in[0], -1); }},
+      {"expand_dims_many",
+       [](const Inputs& in) { return expand_dims(in[0], std::vector<int64_t>{0, 2}); }},
+      {"squeeze_all", [](const Inputs& in) { return squeeze(in[0]); }},
+      {"squeeze_axis", [](const Inputs& in) { return squeeze(in[0], {1}); }},
+      {"broadcast_to_3d", [](const Inputs& in) { return broadcast_to(in[0], {2, 3, 5}); }},
+      {"take_flat", [](const Inputs& in) { return take(in[0], in[1]); }},
+      {"take_axis1_neg", [](const Inputs& in) { return take(in[0], in[1], 1); }},
+      {"take_axis0",
+       [](const Inputs& in) { return take(in[0], array<int64_t>({3, -4, 1}), 0); }},
+      {"concatenate_promotes", [](const Inputs& in) { return concatenate({in[0], in[1]}, 1); }},
+      {"concatenate_neg_axis",
+       [](const Inputs& in) { return concatenate({in[0], in[0](colon, Slice(2))}, -2); }},
+      {"stack_axis1", [](const Inputs& in) { return stack({in[0], in[1] * 2}, 1); }},
+      {"stack_neg", [](const Inputs& in) { return stack({in[0], in[0] + 1, in[0] - 1}, -1); }},
+      {"flip_all", [](const Inputs& in) { return flip(in[0]); }},
+      {"flip_axes", [](const Inputs& in) { return flip(in[0], {0, 2}); }},
+      {"pad_constant", [](const Inputs& in) { return pad(in[0], {{1, 0}, {2, 3}}, -9); }},
+      {"tile_2d", [](const Inputs& in) { return tile(in[0], {2, 3}); }},
+      {"tile_more_dims", [](const Inputs& in) { return tile(in[0], {2, 1, 2}); }},
+      {"repeat_flat", [](const Inputs& in) { return repeat(in[0], 2); }},
+      {"repeat_axis", [](const Inputs& in) { return repeat(in[0], 3, -1); }},
+
+      // ---- Creation.
+      {"arange_stop", [](const Inputs&) { return arange(7); }},
+      {"arange_float_step", [](const Inputs&) { return arange(1.0, 2.0, 0.25); }},
+      {"arange_negative_step", [](const Inputs&) { return arange(10, 0, -3); }},
+      {"linspace_7", [](const Inputs&) { return linspace(0.0, 1.0, 7); }},
+      {"linspace_no_endpoint", [](const Inputs&) { return linspace(-1.0, 1.0, 5, false); }},
+      {"eye_3x4_k1", [](const Inputs&) { return eye(3, 4, 1); }},
+      {"eye_k_neg", [](const Inputs&) { return eye(4, std::nullopt, -2, int32); }},
+      {"identity_3", [](const Inputs&) { return identity(3); }},
+      {"full_int", [](const Inputs&) { return full({2, 3}, 7); }},
+      {"full_float32", [](const Inputs&) { return full({2, 2}, 0.1, float32); }},
+      {"zeros_i16", [](const Inputs&) { return zeros({2, 0, 3}, int16); }},
+      {"ones_like_f32a", [](const Inputs& in) { return ones_like(in[0]); }},
+      {"zeros_like_i32a_f64", [](const Inputs& in) { return zeros_like(in[0], float64); }},
+      {"full_like_u8a", [](const Inputs& in) { return full_like(in[0], 9); }},
+
+      // ---- Composite programs.
+      {"softmax_rows",
+       [](const Inputs& in) {
+         Array shifted = exp(in[0] - max(in[0], 1, true));
+         return shifted / sum(shifted, 1, true);
+       }},
+      {"standardize_cols",
+       [](const Inputs& in) { return (in[0] - mean(in[0], 0)) / stddev(in[0], 0); }},
+  };
+  return *cases;
+}
+// clang-format on
+
+#undef UNARY_CASE
+#undef BINARY_CASE
+
+// Relative tolerance per result dtype: a few ulps of the type, since the reference interpreter
+// and NumPy's libm may differ in the last bits of transcendental functions.
+double RelativeTolerance(DType dtype) {
+  switch (dtype) {
+    case float16:
+      return 2e-3;
+    case float32:
+    case complex64:
+      return 4e-6;
+    default:
+      return 1e-13;
+  }
+}
+
+bool IsFloating(DType dtype) {
+  return dtype == float16 || dtype == bfloat16 || dtype == float32 || dtype == float64 ||
+         dtype == complex64 || dtype == complex128;
+}
+
+bool Close(double actual, double expected, double rtol) {
+  if (std::isnan(expected)) return std::isnan(actual);
+  if (std::isinf(expected)) return actual == expected;
+  return std::abs(actual - expected) <= rtol * (std::abs(expected) + 1.0);
+}
+
+void ExpectMatches(const std::string& name, const Array& actual, const Array& expected) {
+  ASSERT_EQ(dtype_name(actual.dtype()), dtype_name(expected.dtype())) << name;
+  ASSERT_EQ(actual.shape(), expected.shape()) << name;
+  if (IsFloating(expected.dtype())) {
+    const double rtol = RelativeTolerance(expected.dtype());
+    auto got = actual.astype(complex128).to_host<std::complex<double>>();
+    auto want = expected.astype(complex128).to_host<std::complex<double>>();
+    for (size_t i = 0; i < want.size(); ++i) {
+      EXPECT_TRUE(Close(got[i].real(), want[i].real(), rtol) &&
+                  Close(got[i].imag(), want[i].imag(), rtol))
+          << name << " element " << i << ": got " << got[i] << ", NumPy " << want[i];
+    }
+  } else {
+    // int64 holds every integer and bool result bit-exactly (uint64 wraps the same way on both).
+    EXPECT_EQ(actual.astype(int64).to_host<int64_t>(), expected.astype(int64).to_host<int64_t>())
+        << name;
+  }
+}
+
+nlohmann::json ReadManifest() {
+  std::ifstream in(kFixtureDir + "cases.json");
+  EXPECT_TRUE(in.good()) << "missing " << kFixtureDir << "cases.json";
+  return nlohmann::json::parse(in);
+}
+
+TEST(ApiFixtures, EveryNumpyCaseHasAGpucTwinAndBackAgain) {
+  const nlohmann::json manifest = ReadManifest();
+  for (const auto& [name, inputs] : manifest.items()) {
+    EXPECT_TRUE(Cases().count(name)) << name << " is in cases.json but not in this test";
+  }
+  for (const auto& [name, fn] : Cases()) {
+    EXPECT_TRUE(manifest.contains(name)) << name << " is in this test but not in cases.json";
+  }
+}
+
+TEST(ApiFixtures, EveryCaseMatchesNumpy) {
+  const nlohmann::json manifest = ReadManifest();
+  int checked = 0;
+  for (const auto& [name, fn] : Cases()) {
+    if (!manifest.contains(name)) continue;  // reported by the test above
+    Inputs inputs;
+    for (const auto& input : manifest[name]) {
+      inputs.push_back(load(kFixtureDir + "inputs/" + input.get<std::string>() + ".npy"));
+    }
+    const Array expected = load(kFixtureDir + "expected/" + name + ".npy");
+    try {
+      ExpectMatches(name, fn(inputs), expected);
+    } catch (const Error& e) {
+      ADD_FAILURE() << name << " threw: " << e.what();
+    }
+    ++checked;
+  }
+  EXPECT_EQ(checked, static_cast<int>(manifest.size()));
+}
+
+}  // namespace
+}  // namespace gpuc
