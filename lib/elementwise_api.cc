@@ -7,7 +7,7 @@ namespace gpuc {
 
 using ir::OpCode;
 
-#define GPUC_UNARY(name, op)                            \
+#define GPUC_UNARY(name, op)                              \
   Array name(const Array& x, std::source_location site) { \
     detail::ScopedRecordingSite scope(site);              \
     return detail::Record(OpCode::op, {x});               \

@@ -54,8 +54,8 @@ struct ExportContext {
 Array load(const std::string& path) {
   absl::StatusOr<ir::HostTensor> tensor = ir::LoadNpy(path);
   if (!tensor.ok()) {
-    internal::ThrowError(absl::Status(tensor.status().code(),
-                                      absl::StrCat("load: ", tensor.status().message())));
+    internal::ThrowError(
+        absl::Status(tensor.status().code(), absl::StrCat("load: ", tensor.status().message())));
   }
   return Array(detail::MakeEvaluated(*std::move(tensor)));
 }

@@ -69,8 +69,8 @@ Array Record(ir::OpCode op, const std::vector<Array>& operands, ir::Attributes a
     // The typing rule names the op and the offending shapes; the operand types complete it.
     std::vector<std::string> operand_types;
     for (const ir::TensorType& t : types) operand_types.push_back(t.ToString());
-    ThrowInvalid(absl::StrCat(type.status().message(), "; operands ",
-                              absl::StrJoin(operand_types, ", ")));
+    ThrowInvalid(
+        absl::StrCat(type.status().message(), "; operands ", absl::StrJoin(operand_types, ", ")));
   }
   ir::NodeRef node = ir::Node::Create(op, *std::move(type), std::move(nodes), std::move(attrs),
                                       /*name=*/"", CurrentRecordingSite());

@@ -21,8 +21,8 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <source_location>
 #include <ostream>
+#include <source_location>
 #include <string>
 #include <type_traits>
 #include <vector>

@@ -57,7 +57,8 @@ TEST_F(ApiErrors, DtypesAnOpDoesNotTake) {
 }
 
 TEST_F(ApiErrors, WeakScalarsOutOfTheArraysRange) {
-  ExpectError([] { (void)(ones({2}, uint8) + 300); }, {"add", "300", "uint8", "api_errors_test.cc"});
+  ExpectError([] { (void)(ones({2}, uint8) + 300); },
+              {"add", "300", "uint8", "api_errors_test.cc"});
   ExpectError([] { (void)(ones({2}, int8) * -129); }, {"-129", "int8"});
 }
 
@@ -108,8 +109,11 @@ TEST_F(ApiErrors, TakeChecksItsIndicesWhenEvaluatedAndNamesTheRecordingLine) {
 
 TEST_F(ApiErrors, ConcatenateAndStackNeedMatchingShapes) {
   ExpectError([] { (void)concatenate({f32_2x3, ones({2, 2, 1})}, 0); }, {"concatenate"});
-  ExpectError([] { (void)concatenate({f32_2x3, ones({3, 2})}, 0); },
-              {"concatenate", "[2,3]", "[3,2]"});
+  ExpectError(
+      [] {
+        (void)concatenate({f32_2x3, ones({3, 2})}, 0);
+      },
+      {"concatenate", "[2,3]", "[3,2]"});
   ExpectError([] { (void)concatenate({}, 0); }, {"concatenate", "at least one"});
   ExpectError([] { (void)stack({f32_2x3, ones({3, 2})}); }, {"stack", "[2,3]", "[3,2]"});
   ExpectError([] { (void)stack({f32_2x3}, 3); }, {"stack", "3"});
