@@ -220,6 +220,11 @@ const std::map<std::string, CaseFn>& Cases() {
       {"zeros_like_i32a_f64", [](const Inputs& in) { return zeros_like(in[0], float64); }},
       {"full_like_u8a", [](const Inputs& in) { return full_like(in[0], 9); }},
 
+      // ---- Fortran-order files load as the same logical array.
+      {"fortran_f64_copy", [](const Inputs& in) { return in[0] + 0.0; }},
+      {"fortran_f64_sum_axis2", [](const Inputs& in) { return sum(in[0], 2); }},
+      {"fortran_i16_transpose", [](const Inputs& in) { return in[0].T() + 1; }},
+
       // ---- Composite programs.
       {"softmax_rows",
        [](const Inputs& in) {
