@@ -14,3 +14,8 @@ for example in examples/*.gir; do
   "$gpuc" "$example" --emit=ir
   "$gpuc" "$example" --run --inputs=random --seed=0
 done
+# The same workloads written against the C++ Array API (docs/api.md); each checks its result.
+for example in build/examples/api/example_*; do
+  echo "== $example"
+  "$example"
+done
