@@ -12,6 +12,7 @@
 #include "ir/interpreter.h"
 #include "lib/recorder.h"
 #include "lib/status_to_error.h"
+#include "passes/pass_manager.h"
 
 namespace gpuc::detail {
 namespace {
@@ -67,6 +68,15 @@ std::vector<ir::HostTensor> CollectBoundInputs(ir::Graph& graph) {
   return inputs;
 }
 
+void OptimizeGraph(ir::Graph& graph) {
+  // Passes are stateless between runs, but a manager is built per call: evaluation may run on
+  // several threads at once, and building one is a few small allocations.
+  absl::StatusOr<passes::PassManager> pipeline =
+      passes::BuildPipeline(passes::DefaultPipeline(), passes::PassManagerOptions{});
+  internal::ThrowIfError(pipeline.status());
+  internal::ThrowIfError(pipeline->Run(graph));
+}
+
 std::vector<ir::HostTensor> RunGraph(const ir::Graph& graph,
                                      const std::vector<ir::HostTensor>& args) {
   return internal::ValueOrThrow(ir::Interpret(graph, args));
@@ -91,6 +101,7 @@ void EvaluateArrays(const std::vector<ArrayImpl*>& targets) {
   if (results.empty()) return;
   ir::Graph graph = ir::Graph::FromResults("eval", {}, results);
   std::vector<ir::HostTensor> inputs = CollectBoundInputs(graph);
+  OptimizeGraph(graph);
   std::vector<ir::HostTensor> values = RunGraph(graph, inputs);
   for (auto& [impl, index] : to_bind) BindResult(*impl, values[index]);
 }

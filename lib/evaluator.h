@@ -37,6 +37,10 @@ void EvaluateIfPastLimits(ArrayImpl& impl);
 std::vector<ir::HostTensor> CollectBoundInputs(ir::Graph& graph);
 
 /// Runs `graph` on `args`, throwing gpuc::Error for data-dependent failures.
+/// Runs the default pass pipeline (passes::DefaultPipeline()) over a graph about to be
+/// evaluated or kept as a compiled plan; its parameters stay as they are.
+void OptimizeGraph(ir::Graph& graph);
+
 std::vector<ir::HostTensor> RunGraph(const ir::Graph& graph,
                                      const std::vector<ir::HostTensor>& args);
 

@@ -74,6 +74,7 @@ std::shared_ptr<const Plan> Trace(const std::vector<Array>& args, const TraceFn&
   auto plan = std::make_shared<Plan>();
   plan->graph = ir::Graph::FromResults("compiled", std::move(params), std::move(results));
   plan->captured = CollectBoundInputs(plan->graph);
+  OptimizeGraph(plan->graph);  // once per signature: later calls pay no pass cost
   return plan;
 }
 

@@ -23,6 +23,7 @@
 #include "ir/printer.h"
 #include "ir/value_names.h"
 #include "ir/verifier.h"
+#include "passes/pass_manager.h"
 #include "runtime/cuda_driver.h"
 #include "tools/gpuc/options.h"
 #include "tools/gpuc/random_inputs.h"
@@ -150,6 +151,12 @@ absl::Status Main(const Options& options) {
     std::cout << OpListText();
     return absl::OkStatus();
   }
+  if (options.list_passes) {
+    for (const auto& [name, description] : passes::RegisteredPasses()) {
+      std::cout << name << "\t" << description << "\n";
+    }
+    return absl::OkStatus();
+  }
   absl::StatusOr<ir::Graph> graph = LoadGraph(options);
   if (!graph.ok()) {
     // "file:3:7: ..." for parse errors (compiler style), "file: @f: ..." for the rest.
@@ -158,17 +165,34 @@ absl::Status Main(const Options& options) {
     return absl::Status(graph.status().code(),
                         absl::StrCat(options.input_path, positioned ? ":" : ": ", message));
   }
+  // The stages after the IR read the optimized graph; --emit=ir and json show it as parsed.
+  ir::Graph optimized = *graph;
+  if (options.run || options.emit == "opt" || options.print_after_all || options.time_passes) {
+    passes::PassManagerOptions pass_options;
+    pass_options.verify_each = options.verify;
+    pass_options.fuel = options.fuel;
+    if (options.print_after_all) pass_options.print_after_all = &std::cerr;
+    absl::StatusOr<passes::PassManager> pipeline = passes::BuildPipeline(
+        options.passes_given ? options.passes : passes::DefaultPipeline(), pass_options);
+    if (!pipeline.ok()) return pipeline.status();
+    if (absl::Status s = pipeline->Run(optimized); !s.ok()) {
+      return absl::Status(s.code(), absl::StrCat(options.input_path, ": ", s.message()));
+    }
+    if (options.time_passes) std::cerr << pipeline->TimingReport();
+  }
   if (options.emit == "ir") {
     if (absl::Status s = WriteOutput(options, ir::Print(*graph)); !s.ok()) return s;
   } else if (options.emit == "json") {
     if (absl::Status s = WriteOutput(options, ir::ToJson(*graph).dump(2) + "\n"); !s.ok()) return s;
+  } else if (options.emit == "opt") {
+    if (absl::Status s = WriteOutput(options, ir::Print(optimized)); !s.ok()) return s;
   } else if (!options.emit.empty()) {
     return absl::UnimplementedError(
         absl::StrCat("--emit=", options.emit,
                      ": this stage does not exist yet (passes, fusion and codegen "
                      "arrive with issues 4 and 6)"));
   }
-  if (options.run) return Run(options, *graph);
+  if (options.run) return Run(options, optimized);
   return absl::OkStatus();
 }
 

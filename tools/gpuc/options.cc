@@ -13,7 +13,13 @@ std::string UsageText() {
 
 Reads a gpuc IR function and dumps a stage or runs it.
 
-  --emit=ir|json        print the verified graph as .gir text or JSON
+  --emit=ir|json|opt    print the verified graph as .gir text or JSON, or (opt) after
+                        the pass pipeline
+  --passes=A,B,...      the pass pipeline for --emit=opt and --run (default
+                        canonicalize,cse,dce; --passes= runs none); see --list-passes
+  --print-after-all     print the graph after every pass (stderr)
+  --time-passes         print each pass's time (stderr)
+  --fuel=N              allow only the first N rewrites, to bisect a bad one
   -o FILE               write --emit output to FILE instead of stdout
   --run                 run the function and print a summary of every result
   --inputs=random|A.npy,B.npy
@@ -26,6 +32,7 @@ Reads a gpuc IR function and dumps a stage or runs it.
   --no-verify           skip the verifier (for debugging the verifier itself)
   --info                versions and back ends
   --list-ops            the op table: name, arity, kind
+  --list-passes         the passes a pipeline can name
 )";
 }
 
@@ -47,6 +54,20 @@ absl::StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
       options.info = true;
     } else if (arg == "--list-ops") {
       options.list_ops = true;
+    } else if (arg == "--list-passes") {
+      options.list_passes = true;
+    } else if (arg == "--print-after-all") {
+      options.print_after_all = true;
+    } else if (arg == "--time-passes") {
+      options.time_passes = true;
+    } else if (is_flag("--passes")) {
+      options.passes = value_of("--passes");
+      options.passes_given = true;
+    } else if (is_flag("--fuel")) {
+      if (!absl::SimpleAtoi(value_of("--fuel"), &options.fuel) || options.fuel < 0) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("--fuel needs a non-negative integer, got '", value_of("--fuel"), "'"));
+      }
     } else if (arg == "--run") {
       options.run = true;
     } else if (arg == "--no-verify") {
@@ -89,7 +110,8 @@ absl::StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--emit=", options.emit, " is not a stage (ir, json, opt, fused, plan, llvm, ptx)"));
   }
-  bool standalone = options.help || options.version || options.info || options.list_ops;
+  bool standalone =
+      options.help || options.version || options.info || options.list_ops || options.list_passes;
   if (!standalone && options.input_path.empty()) {
     return absl::InvalidArgumentError("no input file (see --help)");
   }

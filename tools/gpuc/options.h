@@ -26,6 +26,12 @@ struct Options {
   std::string save_outputs;       // directory to write result .npy files into
   int show_values = 8;            // how many leading values a summary prints
   bool verify = true;
+  std::string passes;            // --passes=a,b (empty: none)
+  bool passes_given = false;     // without --passes, passes::DefaultPipeline() runs
+  bool print_after_all = false;  // print the graph after each pass, to stderr
+  bool time_passes = false;      // per-pass timing table, to stderr
+  int64_t fuel = -1;             // rewrites allowed; < 0 unlimited
+  bool list_passes = false;
   bool info = false;
   bool list_ops = false;
   bool help = false;
