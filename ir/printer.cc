@@ -55,6 +55,25 @@ std::string PrintAttrValue(const AttrValue& value) {
   return std::visit(Visitor{}, value);
 }
 
+std::string PrintNode(const Node& n, const ValueNames& names) {
+  auto name = [&](const NodeRef& v) { return absl::StrCat("%", names.NameOf(v.get())); };
+  std::string out = absl::StrCat("%", names.NameOf(&n), " = ", OpName(n.op()));
+  for (int i = 0; i < n.num_operands(); ++i) {
+    absl::StrAppend(&out, i ? ", " : " ", name(n.operands()[i]));
+  }
+  if (!n.attrs().empty()) {
+    out += " {";
+    bool first = true;
+    for (const auto& [key, value] : n.attrs().entries()) {
+      absl::StrAppend(&out, first ? "" : ", ", key, " = ", PrintAttrValue(value));
+      first = false;
+    }
+    out += "}";
+  }
+  absl::StrAppend(&out, " : ", n.type().ToString());
+  return out;
+}
+
 std::string Print(const Graph& graph) {
   ValueNames names(graph);
   auto name = [&](const NodeRef& n) { return absl::StrCat("%", names.NameOf(n.get())); };
@@ -68,22 +87,7 @@ std::string Print(const Graph& graph) {
     absl::StrAppend(&out, i ? ", " : "", graph.results[i]->type().ToString());
   }
   out += ") {\n";
-  for (const NodeRef& n : graph.nodes) {
-    absl::StrAppend(&out, "  ", name(n), " = ", OpName(n->op()));
-    for (int i = 0; i < n->num_operands(); ++i) {
-      absl::StrAppend(&out, i ? ", " : " ", name(n->operands()[i]));
-    }
-    if (!n->attrs().empty()) {
-      out += " {";
-      bool first = true;
-      for (const auto& [key, value] : n->attrs().entries()) {
-        absl::StrAppend(&out, first ? "" : ", ", key, " = ", PrintAttrValue(value));
-        first = false;
-      }
-      out += "}";
-    }
-    absl::StrAppend(&out, " : ", n->type().ToString(), "\n");
-  }
+  for (const NodeRef& n : graph.nodes) absl::StrAppend(&out, "  ", PrintNode(*n, names), "\n");
   out += "  return";
   for (size_t i = 0; i < graph.results.size(); ++i) {
     absl::StrAppend(&out, i ? ", " : " ", name(graph.results[i]));

@@ -11,12 +11,16 @@
 
 #include "ir/attributes.h"
 #include "ir/graph.h"
+#include "ir/value_names.h"
 
 namespace gpuc::ir {
 
 std::string Print(const Graph& graph);
 
 /// One attribute value in .gir syntax ("[1, 2]", "true", "2.5", "(1.0, -1.0)", "f32").
+/// One body line without indentation or newline: "%y = add %a, %b : f32[4]".
+std::string PrintNode(const Node& node, const ValueNames& names);
+
 std::string PrintAttrValue(const AttrValue& value);
 
 /// A double in the shortest form that reads back to the same bits, always with a '.' or an

@@ -23,6 +23,7 @@
 #include "ir/printer.h"
 #include "ir/value_names.h"
 #include "ir/verifier.h"
+#include "passes/fusion.h"
 #include "passes/pass_manager.h"
 #include "runtime/cuda_driver.h"
 #include "tools/gpuc/options.h"
@@ -117,6 +118,12 @@ absl::Status Run(const Options& options, const ir::Graph& graph) {
   return absl::OkStatus();
 }
 
+passes::FusionBudgets Budgets(const Options& options) {
+  passes::FusionBudgets budgets;
+  if (options.max_kernel_arrays > 0) budgets.max_kernel_arrays = options.max_kernel_arrays;
+  return budgets;
+}
+
 std::string InfoText() {
   return absl::StrCat("gpuc ", GPUC_VERSION, "\n", "LLVM: ", GPUC_LLVM_VERSION, "\n",
                       "targets: interp (reference interpreter)\n", runtime::DescribeCudaDevices());
@@ -167,7 +174,9 @@ absl::Status Main(const Options& options) {
   }
   // The stages after the IR read the optimized graph; --emit=ir and json show it as parsed.
   ir::Graph optimized = *graph;
-  if (options.run || options.emit == "opt" || options.print_after_all || options.time_passes) {
+  const bool fuses = options.emit == "fused" || options.explain_fusion;
+  if (options.run || options.emit == "opt" || fuses || options.print_after_all ||
+      options.time_passes) {
     passes::PassManagerOptions pass_options;
     pass_options.verify_each = options.verify;
     pass_options.fuel = options.fuel;
@@ -186,11 +195,20 @@ absl::Status Main(const Options& options) {
     if (absl::Status s = WriteOutput(options, ir::ToJson(*graph).dump(2) + "\n"); !s.ok()) return s;
   } else if (options.emit == "opt") {
     if (absl::Status s = WriteOutput(options, ir::Print(optimized)); !s.ok()) return s;
+  } else if (options.emit == "fused") {
+    const passes::FusionPlan plan = passes::PlanFusion(optimized, Budgets(options));
+    if (absl::Status s = WriteOutput(options, passes::PrintFusionPlan(optimized, plan)); !s.ok())
+      return s;
   } else if (!options.emit.empty()) {
-    return absl::UnimplementedError(
-        absl::StrCat("--emit=", options.emit,
-                     ": this stage does not exist yet (passes, fusion and codegen "
-                     "arrive with issues 4 and 6)"));
+    return absl::UnimplementedError(absl::StrCat("--emit=", options.emit,
+                                                 ": this stage does not exist yet (code generation "
+                                                 "arrives with issues 4 and 6)"));
+  }
+  if (options.explain_fusion) {
+    const passes::FusionPlan plan = passes::PlanFusion(optimized, Budgets(options));
+    std::cout << "// fusion of @" << optimized.name << ": " << plan.kernels.size() << " kernel"
+              << (plan.kernels.size() == 1 ? "" : "s") << "\n";
+    for (const std::string& decision : plan.decisions) std::cout << decision << "\n";
   }
   if (options.run) return Run(options, optimized);
   return absl::OkStatus();

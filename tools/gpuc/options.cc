@@ -13,8 +13,11 @@ std::string UsageText() {
 
 Reads a gpuc IR function and dumps a stage or runs it.
 
-  --emit=ir|json|opt    print the verified graph as .gir text or JSON, or (opt) after
-                        the pass pipeline
+  --emit=ir|json|opt|fused
+                        print the verified graph as .gir text or JSON, (opt) after the
+                        pass pipeline, or (fused) cut into kernels
+  --explain-fusion      print every fusion decision and the reason for each kernel boundary
+  --max-kernel-arrays=N override the fusion budget of arrays per kernel (default 64)
   --passes=A,B,...      the pass pipeline for --emit=opt and --run (default
                         canonicalize,cse,dce; --passes= runs none); see --list-passes
   --print-after-all     print the graph after every pass (stderr)
@@ -56,6 +59,13 @@ absl::StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
       options.list_ops = true;
     } else if (arg == "--list-passes") {
       options.list_passes = true;
+    } else if (is_flag("--max-kernel-arrays")) {
+      if (!absl::SimpleAtoi(value_of("--max-kernel-arrays"), &options.max_kernel_arrays) ||
+          options.max_kernel_arrays < 2) {
+        return absl::InvalidArgumentError("--max-kernel-arrays needs an integer of at least 2");
+      }
+    } else if (arg == "--explain-fusion") {
+      options.explain_fusion = true;
     } else if (arg == "--print-after-all") {
       options.print_after_all = true;
     } else if (arg == "--time-passes") {

@@ -32,6 +32,9 @@ struct Options {
   bool time_passes = false;      // per-pass timing table, to stderr
   int64_t fuel = -1;             // rewrites allowed; < 0 unlimited
   bool list_passes = false;
+  bool explain_fusion = false;
+  int max_kernel_arrays = 0;  // > 0: overrides FusionBudgets::max_kernel_arrays (for tests)  //
+                              // every fusion decision with its reason, to stdout
   bool info = false;
   bool list_ops = false;
   bool help = false;

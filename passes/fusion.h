@@ -1,0 +1,87 @@
+//===- fusion.h - Cutting a graph into fused kernels ----------------------===//
+//
+// Fusion turns an optimized graph into kernels: groups of nodes that one generated kernel
+// computes, reading its inputs once and writing only its outputs. It runs after the graph
+// passes (pass_manager.h) and produces a FusionPlan, which buffer planning and code generation
+// consume; the graph itself is not changed.
+//
+// What may share a kernel (legality) is kept apart from what should (profitability):
+//  - legal: elementwise ops, views and gathers are index arithmetic and fuse anywhere; the
+//    reductions of one kernel all reduce the same axes of the same shape; a value computed
+//    from a reduction may be read back at full shape only when the reduced axes are the
+//    trailing ones (each row is then finished by the code that reads it back); library ops
+//    and scans are kernels of their own; merging two kernels must not create a cycle.
+//  - profitable: a producer with users in several kernels is merged into one multi-output
+//    kernel when those kernels can merge, recomputed in each when it is cheap, and
+//    materialized (its own kernel's output) when it is expensive; an expensive producer read
+//    through a broadcast would be recomputed for every broadcast element and is materialized.
+// Budgets (fusion_budgets below) split the graph instead of failing. Every decision records
+// its reason; `gpuc --explain-fusion` prints them.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GPUC_PASSES_FUSION_H_
+#define GPUC_PASSES_FUSION_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+
+namespace gpuc::passes {
+
+/// Limits on one kernel. They keep generated kernels compilable and their launches legal;
+/// a graph that would pass one is split into more kernels.
+struct FusionBudgets {
+  /// Inputs plus outputs of one kernel. CUDA kernel parameters are limited to 32 KiB since
+  /// CUDA 12.1 (4 KiB before), and each array costs a pointer plus its extents and strides
+  /// (~72 bytes at rank 4); 64 arrays stay far below even the old limit.
+  int max_kernel_arrays = 64;
+  /// Reductions sharing one kernel: each keeps a partial result per thread in registers, and
+  /// past 8 the register pressure of a row kernel costs more occupancy than a second read.
+  int max_reductions = 8;
+  /// Nodes per kernel, a bound on emitted code size (LLVM's optimization time grows
+  /// superlinearly in function size; 512 nodes compile in well under a second).
+  int max_nodes = 512;
+};
+
+enum class KernelKind : uint8_t {
+  kLoop,             // elementwise over the output shape
+  kRowReduction,     // reductions over trailing axes (each row independent)
+  kColumnReduction,  // reductions over leading or interior axes
+  kFullReduction,    // reductions over every axis
+  kLibrary,          // one library op (matmul, fft, spmv)
+  kScan,             // one cumulative op
+};
+const char* KernelKindName(KernelKind kind);
+
+struct FusedKernel {
+  KernelKind kind = KernelKind::kLoop;
+  /// The members in graph order. A cheap producer recomputed in several kernels is a member
+  /// of each.
+  std::vector<ir::NodeRef> nodes;
+  /// Values the kernel reads from outside: parameters and other kernels' outputs.
+  std::vector<ir::NodeRef> inputs;
+  /// Members other kernels or the graph's results read.
+  std::vector<ir::NodeRef> outputs;
+  /// For reduction kernels: the shape reduced and the axes reduced.
+  ir::Shape reduced_shape;
+  std::vector<int64_t> reduced_axes;
+};
+
+struct FusionPlan {
+  /// In an order where every kernel follows the kernels it reads.
+  std::vector<FusedKernel> kernels;
+  /// One line per decision, in the order taken: what joined which kernel, or why not.
+  std::vector<std::string> decisions;
+};
+
+FusionPlan PlanFusion(const ir::Graph& graph, const FusionBudgets& budgets = {});
+
+/// The plan as text (`gpuc --emit=fused`): each kernel with its kind, inputs, outputs and
+/// members, then the graph's results. A view for people; it does not parse back.
+std::string PrintFusionPlan(const ir::Graph& graph, const FusionPlan& plan);
+
+}  // namespace gpuc::passes
+
+#endif  // GPUC_PASSES_FUSION_H_
