@@ -39,3 +39,17 @@ add_library(gpuc_absl INTERFACE)
 target_link_libraries(gpuc_absl INTERFACE absl::status absl::statusor absl::strings
                       absl::str_format absl::flat_hash_map absl::flat_hash_set absl::span
                       absl::inlined_vector)
+
+# LLVM, as one interface target: the shared libLLVM normally (linked once, into libgpuc.so),
+# the component archives for the GPU machine's self-contained build.
+add_library(gpuc_llvm INTERFACE)
+target_include_directories(gpuc_llvm SYSTEM INTERFACE ${LLVM_INCLUDE_DIRS})
+separate_arguments(GPUC_LLVM_DEFINITIONS NATIVE_COMMAND "${LLVM_DEFINITIONS}")
+target_compile_definitions(gpuc_llvm INTERFACE ${GPUC_LLVM_DEFINITIONS})
+if(GPUC_STATIC_DEPS)
+  llvm_map_components_to_libnames(GPUC_LLVM_LIBS core support passes orcjit executionengine
+                                  native nativecodegen mc target targetparser irprinter)
+  target_link_libraries(gpuc_llvm INTERFACE ${GPUC_LLVM_LIBS})
+else()
+  target_link_libraries(gpuc_llvm INTERFACE LLVM)
+endif()

@@ -18,6 +18,32 @@ absl::Status WithLocation(const absl::Status& status, const Node& node) {
 
 }  // namespace
 
+absl::StatusOr<HostTensor> InterpretNode(const Node& node,
+                                         const std::vector<const HostTensor*>& operands) {
+  switch (node.info().kind) {
+    case OpKind::kElementwise:
+      return interp::EvalElementwiseNode(node, operands);
+    case OpKind::kReduction:
+      return interp::EvalReductionNode(node, *operands[0]);
+    case OpKind::kScan:
+      return interp::EvalScanNode(node, *operands[0]);
+    case OpKind::kDataMovement: {
+      if (node.op() != OpCode::kTake) return interp::EvalDataMovementNode(node, operands);
+      absl::StatusOr<HostTensor> value = interp::EvalTakeNode(node, *operands[0], *operands[1]);
+      if (!value.ok()) return WithLocation(value.status(), node);
+      return value;
+    }
+    case OpKind::kLibrary: {
+      absl::StatusOr<HostTensor> value = interp::EvalLibraryNode(node, operands);
+      if (!value.ok()) return WithLocation(value.status(), node);
+      return value;
+    }
+    case OpKind::kOpaque:
+      break;
+  }
+  return absl::InvalidArgumentError(absl::StrCat("cannot interpret '", OpName(node.op()), "'"));
+}
+
 absl::StatusOr<std::vector<HostTensor>> Interpret(const Graph& graph,
                                                   absl::Span<const HostTensor> args) {
   if (args.size() != graph.params.size()) {
@@ -37,36 +63,15 @@ absl::StatusOr<std::vector<HostTensor>> Interpret(const Graph& graph,
   for (const NodeRef& n : graph.nodes) {
     interp::Operands operands;
     for (const NodeRef& o : n->operands()) operands.push_back(&values.at(o.get()));
-    switch (n->info().kind) {
-      case OpKind::kElementwise:
-        values[n.get()] = interp::EvalElementwiseNode(*n, operands);
-        break;
-      case OpKind::kReduction:
-        values[n.get()] = interp::EvalReductionNode(*n, *operands[0]);
-        break;
-      case OpKind::kScan:
-        values[n.get()] = interp::EvalScanNode(*n, *operands[0]);
-        break;
-      case OpKind::kDataMovement: {
-        if (n->op() != OpCode::kTake) {
-          values[n.get()] = interp::EvalDataMovementNode(*n, operands);
-          break;
-        }
-        absl::StatusOr<HostTensor> value = interp::EvalTakeNode(*n, *operands[0], *operands[1]);
-        if (!value.ok()) return WithLocation(value.status(), *n);
-        values[n.get()] = *std::move(value);
-        break;
-      }
-      case OpKind::kLibrary: {
-        absl::StatusOr<HostTensor> value = interp::EvalLibraryNode(*n, operands);
-        if (!value.ok()) return WithLocation(value.status(), *n);
-        values[n.get()] = *std::move(value);
-        break;
-      }
-      case OpKind::kOpaque:
+    absl::StatusOr<HostTensor> value = InterpretNode(*n, operands);
+    if (!value.ok()) {
+      if (n->info().kind == OpKind::kOpaque) {
         return absl::InvalidArgumentError(
             absl::StrCat("@", graph.name, ": cannot interpret '", OpName(n->op()), "'"));
+      }
+      return value.status();
     }
+    values[n.get()] = *std::move(value);
   }
   std::vector<HostTensor> results;
   for (const NodeRef& r : graph.results) results.push_back(values.at(r.get()));

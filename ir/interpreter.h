@@ -20,6 +20,11 @@ namespace gpuc::ir {
 /// Runs `graph` on `args` (one per parameter, of the parameter's exact type). The graph must
 /// have passed Verify(). Data-dependent errors (an spmv column index out of range) are
 /// returned, not undefined.
+/// One node on its operands' values (the step Interpret takes per node); errors carry the
+/// node's recording site.
+absl::StatusOr<HostTensor> InterpretNode(const Node& node,
+                                         const std::vector<const HostTensor*>& operands);
+
 absl::StatusOr<std::vector<HostTensor>> Interpret(const Graph& graph,
                                                   absl::Span<const HostTensor> args);
 

@@ -10,6 +10,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "ir/interpreter.h"
+#include "lib/host_executor.h"
 #include "lib/recorder.h"
 #include "lib/status_to_error.h"
 #include "passes/pass_manager.h"
@@ -79,7 +80,14 @@ void OptimizeGraph(ir::Graph& graph) {
 
 std::vector<ir::HostTensor> RunGraph(const ir::Graph& graph,
                                      const std::vector<ir::HostTensor>& args) {
-  return internal::ValueOrThrow(ir::Interpret(graph, args));
+  // GPUC_BACKEND=interpreter runs the reference interpreter instead: the oracle, for telling
+  // a code generation bug from a front-end one.
+  static const bool interpret = [] {
+    const char* backend = std::getenv("GPUC_BACKEND");
+    return backend && std::string(backend) == "interpreter";
+  }();
+  if (interpret) return internal::ValueOrThrow(ir::Interpret(graph, args));
+  return internal::ValueOrThrow(HostExecutor::Get().Run(graph, args));
 }
 
 void EvaluateArrays(const std::vector<ArrayImpl*>& targets) {

@@ -12,3 +12,5 @@ config.test_exec_root = os.path.join(os.path.dirname(config.gpuc_bin_dir), "test
 config.environment["PATH"] = os.pathsep.join(
     [config.gpuc_bin_dir, config.filecheck_dir, config.environment.get("PATH", os.environ["PATH"])])
 config.substitutions.append(("%examples", config.examples_dir))
+# Kernels compiled by the tests go to a cache of their own, never the user's.
+config.environment["GPUC_CACHE_DIR"] = os.path.join(config.test_exec_root, "kernel-cache")

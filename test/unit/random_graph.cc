@@ -24,7 +24,7 @@ class Builder {
     for (int i = 0; i < options_.num_params; ++i) {
       std::vector<int64_t> dims = base_;
       if (i > 0 && Chance(0.3)) dims[Pick(0, rank - 1)] = 1;  // broadcasts against the others
-      const DType dtype = kDTypes[Pick(0, 2)];
+      const DType dtype = PickDType();
       params_.push_back(ir::Node::Create(OpCode::kParameter, {dtype, ir::Shape(dims)}, {}, {},
                                          absl::StrCat("p", i)));
       values_.push_back(params_.back());
@@ -47,6 +47,23 @@ class Builder {
   static constexpr DType kDTypes[] = {DType::kFloat32, DType::kFloat64, DType::kInt32};
 
   int Pick(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng_); }
+  // Mostly the common dtypes; with all_dtypes, every dtype now and then.
+  DType PickDType() {
+    if (!options_.all_dtypes || Chance(0.6)) return kDTypes[Pick(0, 2)];
+    return static_cast<DType>(Pick(0, ir::kNumDTypes - 1));
+  }
+  // Any elementwise op of the given arity (philox aside: random bits are tested on their own).
+  OpCode PickElementwise(int arity) {
+    std::vector<OpCode> ops;
+    for (OpCode op : ir::AllOps()) {
+      const ir::OpInfo& info = ir::GetOpInfo(op);
+      if (info.kind == ir::OpKind::kElementwise && info.arity == arity && op != OpCode::kCast &&
+          op != OpCode::kPhilox) {
+        ops.push_back(op);
+      }
+    }
+    return ops[Pick(0, static_cast<int>(ops.size()) - 1)];
+  }
   bool Chance(double p) { return std::bernoulli_distribution(p)(rng_); }
   // Mostly one of the last few values, so that chains form and most nodes stay live.
   const NodeRef& AnyValue() {
@@ -73,11 +90,22 @@ class Builder {
     static constexpr OpCode kReductions[] = {OpCode::kReduceSum, OpCode::kReduceMax,
                                              OpCode::kReduceMin};
     const int kind = Pick(0, 99);
+    if (options_.all_ops && kind < 30 && Chance(0.5)) {
+      if (Chance(0.15)) {
+        const NodeRef& x = AnyValue();
+        NodeRef cond = Make(OpCode::kGt, {x, AnyValue()});
+        return cond ? Make(OpCode::kWhere, {cond, x, AnyValue()}) : nullptr;
+      }
+      const int arity = Pick(1, 2);
+      if (arity == 1) return Make(PickElementwise(1), {AnyValue()});
+      return Make(PickElementwise(2), {AnyValue(), AnyValue()});
+    }
+    if (options_.all_ops && kind >= 80 && kind < 88 && Chance(0.5)) return TryView();
     if (kind < 30) return Make(kBinary[Pick(0, 5)], {AnyValue(), AnyValue()});
     if (kind < 50) return Make(kUnary[Pick(0, 6)], {AnyValue()});
     if (kind < 58) {
       const NodeRef& x = AnyValue();
-      return Make(OpCode::kCast, {x}, {}, ir::TensorType{kDTypes[Pick(0, 2)], x->shape()});
+      return Make(OpCode::kCast, {x}, {}, ir::TensorType{PickDType(), x->shape()});
     }
     if (kind < 64) {  // a weak scalar constant mixed in
       const NodeRef& x = AnyValue();
@@ -94,6 +122,19 @@ class Builder {
         if (Chance(0.5)) axes.push_back(a);
       }
       if (axes.empty()) axes.push_back(Pick(0, rank - 1));
+      static constexpr OpCode kAllReductions[] = {
+          OpCode::kReduceSum, OpCode::kReduceProd, OpCode::kReduceMin, OpCode::kReduceMax,
+          OpCode::kReduceAny, OpCode::kReduceAll,  OpCode::kArgMin,    OpCode::kArgMax};
+      if (options_.all_ops && Chance(0.4)) {
+        const OpCode op = kAllReductions[Pick(0, 7)];
+        if (op == OpCode::kArgMin || op == OpCode::kArgMax) {  // one axis or all of them
+          std::vector<int64_t> one = {Pick(0, rank - 1)}, all;
+          for (int a = 0; a < rank; ++a) all.push_back(a);
+          return Make(op, {x},
+                      ir::Attributes{{"axes", Chance(0.7) ? one : all}, {"keepdims", Chance(0.5)}});
+        }
+        return Make(op, {x}, ir::Attributes{{"axes", axes}, {"keepdims", Chance(0.6)}});
+      }
       return Make(kReductions[Pick(0, 2)], {x},
                   ir::Attributes{{"axes", axes}, {"keepdims", Chance(0.6)}});
     }
@@ -120,6 +161,68 @@ class Builder {
     const NodeRef& x = AnyValue();  // a flattening reshape
     return Make(OpCode::kReshape, {x}, {},
                 ir::TensorType{x->dtype(), ir::Shape{x->shape().num_elements()}});
+  }
+
+  // Slices (with negative steps), pads, concatenations, gathers, iotas and scans.
+  NodeRef TryView() {
+    const NodeRef& x = AnyValue();
+    const int rank = x->shape().rank();
+    const int which = Pick(0, 5);
+    if (rank == 0 && which < 4) return nullptr;
+    if (which == 0) {
+      std::vector<int64_t> start, stop, step;
+      for (int d = 0; d < rank; ++d) {
+        const int64_t n = x->shape()[d];
+        const bool reverse = Chance(0.3);
+        const int64_t s = Pick(0, static_cast<int>(n) - 1);
+        start.push_back(reverse ? n - 1 - s : s);
+        stop.push_back(reverse ? -1 : n);  // normalized: -1 runs through index 0
+        step.push_back(reverse ? -Pick(1, 2) : Pick(1, 2));
+      }
+      std::vector<int64_t> dims;
+      for (int d = 0; d < rank; ++d) dims.push_back(ir::SliceLength(start[d], stop[d], step[d]));
+      return Make(OpCode::kSlice, {x},
+                  ir::Attributes{{"start", start}, {"stop", stop}, {"step", step}},
+                  ir::TensorType{x->dtype(), ir::Shape(dims)});
+    }
+    if (which == 1) {
+      std::vector<int64_t> low, high;
+      for (int d = 0; d < rank; ++d) {
+        low.push_back(Pick(0, 2));
+        high.push_back(Pick(0, 2));
+      }
+      return Make(OpCode::kPad, {x}, ir::Attributes{{"low", low}, {"high", high}, {"value", 1.5}});
+    }
+    if (which == 2) {
+      const int64_t axis = Pick(0, rank - 1);
+      return Make(OpCode::kConcatenate, {x, AnyValue()}, ir::Attributes{{"axis", axis}});
+    }
+    if (which == 3) {  // indices in range, drawn from an iota, reversed or not
+      const int axis = Pick(0, rank - 1);
+      const int64_t n = x->shape()[axis];
+      NodeRef iota = Make(OpCode::kIota, {}, ir::Attributes{{"axis", int64_t{0}}},
+                          ir::TensorType{DType::kInt64, ir::Shape{n}});
+      if (!iota) return nullptr;
+      NodeRef indices = iota;
+      if (Chance(0.5)) {
+        indices = Make(OpCode::kSlice, {iota},
+                       ir::Attributes{{"start", std::vector<int64_t>{n - 1}},
+                                      {"stop", std::vector<int64_t>{-1}},
+                                      {"step", std::vector<int64_t>{-1}}},
+                       ir::TensorType{DType::kInt64, ir::Shape{n}});
+        if (!indices) return nullptr;
+      }
+      return Make(OpCode::kTake, {x, indices}, ir::Attributes{{"axis", int64_t{axis}}});
+    }
+    if (which == 4) {
+      std::vector<int64_t> dims = base_;
+      return Make(OpCode::kIota, {},
+                  ir::Attributes{{"axis", int64_t{Pick(0, static_cast<int>(dims.size()) - 1)}}},
+                  ir::TensorType{PickDType(), ir::Shape(dims)});
+    }
+    if (rank == 0) return nullptr;
+    return Make(Chance(0.5) ? OpCode::kCumSum : OpCode::kCumProd, {x},
+                ir::Attributes{{"axis", int64_t{Pick(0, rank - 1)}}});
   }
 
   std::mt19937_64 rng_;

@@ -20,6 +20,11 @@ struct RandomGraphOptions {
   int num_nodes = 32;
   int num_results = 3;
   bool allow_library = true;  // matmul nodes
+  /// Every dtype for parameters and casts (otherwise f32, f64 and i32).
+  bool all_dtypes = false;
+  /// Every elementwise op and reduction, where, slices, pads, concatenations, gathers,
+  /// iotas and scans (otherwise a core set of each).
+  bool all_ops = false;
 };
 
 /// A verified graph drawn from `seed`; the same seed gives the same graph.

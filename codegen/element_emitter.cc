@@ -1,0 +1,375 @@
+//===- element_emitter.cc - The value of a kernel member at an index ------===//
+#include "codegen/element_emitter.h"
+
+#include "absl/strings/str_cat.h"
+#include "codegen/elementwise_lowering.h"
+#include "ir/type_inference.h"
+#include "ir/wide_value.h"
+
+namespace gpuc::codegen {
+
+using ir::DType;
+using ir::Node;
+using ir::OpCode;
+
+llvm::AllocaInst* FunctionFrame::EntryAlloca(llvm::Type* type, const char* name) {
+  llvm::BasicBlock& entry = function->getEntryBlock();
+  llvm::IRBuilder<> b(&entry, entry.getFirstInsertionPt());
+  return b.CreateAlloca(type, nullptr, name);
+}
+
+llvm::Value* ElementEmitter::Emit(const Node* node, const Index& index) {
+  CacheKey key{node, std::vector<llvm::Value*>(index.begin(), index.end())};
+  for (auto scope = scopes_.rbegin(); scope != scopes_.rend(); ++scope) {
+    auto it = scope->find(key);
+    if (it != scope->end()) return it->second;
+  }
+  llvm::Value* value = EmitUncached(node, index);
+  scopes_.back()[key] = value;
+  return value;
+}
+
+llvm::Value* ElementEmitter::Extent(int64_t extent) {
+  llvm::IRBuilder<>& b = values_.builder();
+  if (extent == 1) return b.getInt64(1);
+  return frame_.extents[spec_.symbol_of.at(extent)];
+}
+
+llvm::Value* ElementEmitter::Linearize(const Index& index, const ir::Shape& shape) {
+  llvm::IRBuilder<>& b = values_.builder();
+  llvm::Value* linear = b.getInt64(0);
+  // Positions are below 2^56 (ir::kMaxElements), so nothing here wraps.
+  for (int d = 0; d < shape.rank(); ++d) {
+    linear = b.CreateAdd(b.CreateMul(linear, Extent(shape[d]), "", true, true), index[d], "", true,
+                         true);
+  }
+  return linear;
+}
+
+Index ElementEmitter::Delinearize(llvm::Value* linear, const ir::Shape& shape) {
+  llvm::IRBuilder<>& b = values_.builder();
+  Index index(shape.rank());
+  for (int d = shape.rank() - 1; d >= 0; --d) {
+    if (shape[d] == 1) {
+      index[d] = b.getInt64(0);
+      continue;
+    }
+    llvm::Value* extent = Extent(shape[d]);
+    index[d] = d == 0 ? linear : b.CreateURem(linear, extent);
+    if (d > 0) linear = b.CreateUDiv(linear, extent);
+  }
+  return index;
+}
+
+llvm::Value* ElementEmitter::ElementPointer(const Node* node, llvm::Value* linear) {
+  return values_.builder().CreateInBoundsGEP(values_.StorageType(node->dtype()),
+                                             frame_.buffers[spec_.BufferIndex(node)], linear);
+}
+
+Index ElementEmitter::BroadcastIndex(const Index& index, const ir::Shape& shape,
+                                     const ir::Shape& operand_shape) {
+  const int shift = shape.rank() - operand_shape.rank();
+  Index out(operand_shape.rank());
+  for (int i = 0; i < operand_shape.rank(); ++i) {
+    out[i] = operand_shape[i] == 1 ? values_.builder().getInt64(0) : index[i + shift];
+  }
+  return out;
+}
+
+llvm::Value* ElementEmitter::ConvertAny(llvm::Value* value, DType from, DType to) {
+  if (from == to) return value;
+  llvm::IRBuilder<>& b = values_.builder();
+  const bool from_complex = ir::IsComplex(from), to_complex = ir::IsComplex(to);
+  if (!from_complex && !to_complex) return values_.Convert(value, from, to);
+  if (to == DType::kBool) return values_.Truthy(value, from);
+  if (!to_complex) {  // the real part, as the interpreter's ToDouble
+    return values_.Convert(b.CreateExtractValue(value, 0), ir::RealPart(from), to);
+  }
+  const DType part = ir::RealPart(to);
+  llvm::Value* re;
+  llvm::Value* im;
+  if (from_complex) {
+    re = values_.Convert(b.CreateExtractValue(value, 0), ir::RealPart(from), part);
+    im = values_.Convert(b.CreateExtractValue(value, 1), ir::RealPart(from), part);
+  } else {
+    re = values_.Convert(value, from, part);
+    im = values_.ConstantOf(part, 0.0);
+  }
+  llvm::Value* out = llvm::UndefValue::get(values_.RegisterType(to));
+  out = b.CreateInsertValue(out, re, 0);
+  return b.CreateInsertValue(out, im, 1);
+}
+
+llvm::Value* ElementEmitter::Conditional(llvm::Value* condition,
+                                         const std::function<llvm::Value*()>& then_value,
+                                         const std::function<llvm::Value*()>& else_value) {
+  llvm::IRBuilder<>& b = values_.builder();
+  llvm::LLVMContext& c = b.getContext();
+  llvm::BasicBlock* then_block = llvm::BasicBlock::Create(c, "then", frame_.function);
+  llvm::BasicBlock* else_block = llvm::BasicBlock::Create(c, "else", frame_.function);
+  llvm::BasicBlock* merge = llvm::BasicBlock::Create(c, "merge", frame_.function);
+  b.CreateCondBr(condition, then_block, else_block);
+  auto arm = [&](llvm::BasicBlock* block, const std::function<llvm::Value*()>& value_of) {
+    b.SetInsertPoint(block);
+    PushScope();
+    llvm::Value* v = value_of();
+    PopScope();
+    llvm::BasicBlock* end = b.GetInsertBlock();  // the arm may have opened blocks of its own
+    b.CreateBr(merge);
+    return std::make_pair(v, end);
+  };
+  auto [then_v, then_end] = arm(then_block, then_value);
+  auto [else_v, else_end] = arm(else_block, else_value);
+  b.SetInsertPoint(merge);
+  llvm::PHINode* phi = b.CreatePHI(then_v->getType(), 2);
+  phi->addIncoming(then_v, then_end);
+  phi->addIncoming(else_v, else_end);
+  return phi;
+}
+
+namespace {
+
+ir::WideValue ScalarAttribute(const Node& node) {
+  const ir::AttrValue* v = node.attrs().Find("value");
+  if (!v) return ir::WideValue::Signed(0);
+  if (const bool* b = std::get_if<bool>(v)) return ir::WideValue::Bool(*b);
+  if (const int64_t* i = std::get_if<int64_t>(v)) return ir::WideValue::Signed(*i);
+  if (const double* d = std::get_if<double>(v)) return ir::WideValue::Float(*d);
+  return ir::WideValue::Complex(std::get<std::complex<double>>(*v));
+}
+
+const std::vector<int64_t>& Ints(const Node& node, const char* name) {
+  return *node.attrs().Get<std::vector<int64_t>>(name);
+}
+
+}  // namespace
+
+llvm::Value* ElementEmitter::EmitConstant(const Node& node) {
+  const ir::WideValue w = ir::ConvertTo(node.dtype(), ScalarAttribute(node));
+  llvm::Type* type = values_.RegisterType(node.dtype());
+  switch (ir::KindOf(node.dtype())) {
+    case ir::DTypeKind::kBool:
+      return values_.builder().getInt1(w.b);
+    case ir::DTypeKind::kSigned:
+      return llvm::ConstantInt::get(type, static_cast<uint64_t>(w.i), true);
+    case ir::DTypeKind::kUnsigned:
+      return llvm::ConstantInt::get(type, w.u);
+    case ir::DTypeKind::kFloat:
+      return llvm::ConstantFP::get(type, w.f);
+    case ir::DTypeKind::kComplex: {
+      llvm::Type* part = type->getArrayElementType();
+      return llvm::ConstantArray::get(
+          llvm::cast<llvm::ArrayType>(type),
+          {llvm::ConstantFP::get(part, w.c.real()), llvm::ConstantFP::get(part, w.c.imag())});
+    }
+  }
+  return nullptr;
+}
+
+llvm::Value* ElementEmitter::EmitSupportCall(const Node& node, DType loop,
+                                             const std::vector<llvm::Value*>& args,
+                                             const std::vector<DType>& arg_dtypes) {
+  // The support library runs the interpreter's own semantics on one element: exact, but a
+  // call per element, so it serves only what has no native lowering (complex math, philox).
+  llvm::IRBuilder<>& b = values_.builder();
+  llvm::Type* i32 = b.getInt32Ty();
+  llvm::Type* ptr = b.getPtrTy();
+  const int n = static_cast<int>(args.size());
+  llvm::AllocaInst* dtypes = frame_.EntryAlloca(llvm::ArrayType::get(i32, n), "arg_dtypes");
+  llvm::AllocaInst* pointers = frame_.EntryAlloca(llvm::ArrayType::get(ptr, n), "arg_pointers");
+  for (int i = 0; i < n; ++i) {
+    llvm::AllocaInst* slot = frame_.EntryAlloca(values_.StorageType(arg_dtypes[i]), "arg");
+    values_.Store(arg_dtypes[i], args[i], slot);
+    b.CreateStore(b.getInt32(static_cast<int>(arg_dtypes[i])),
+                  b.CreateConstGEP2_32(dtypes->getAllocatedType(), dtypes, 0, i));
+    b.CreateStore(slot, b.CreateConstGEP2_32(pointers->getAllocatedType(), pointers, 0, i));
+  }
+  llvm::AllocaInst* out = frame_.EntryAlloca(values_.StorageType(node.dtype()), "result");
+  llvm::FunctionType* type =
+      llvm::FunctionType::get(b.getVoidTy(), {i32, i32, i32, i32, ptr, ptr, ptr}, false);
+  llvm::FunctionCallee f = values_.module().getOrInsertFunction(kElementwiseHelper, type);
+  b.CreateCall(f,
+               {b.getInt32(static_cast<int>(node.op())), b.getInt32(static_cast<int>(loop)),
+                b.getInt32(static_cast<int>(node.dtype())), b.getInt32(n), dtypes, pointers, out});
+  return values_.Load(node.dtype(), out);
+}
+
+llvm::Value* ElementEmitter::EmitElementwise(const Node& node, const Index& index) {
+  std::vector<llvm::Value*> args;
+  std::vector<DType> dtypes;
+  std::vector<ir::TensorType> types;
+  for (const ir::NodeRef& op : node.operands()) {
+    args.push_back(Emit(op.get(), BroadcastIndex(index, node.shape(), op->shape())));
+    dtypes.push_back(op->dtype());
+    types.push_back(op->type());
+  }
+  llvm::IRBuilder<>& b = values_.builder();
+  const DType out = node.dtype();
+  if (node.op() == OpCode::kCast) return ConvertAny(args[0], dtypes[0], out);
+  if (node.op() == OpCode::kWhere) {
+    return b.CreateSelect(ConvertAny(args[0], dtypes[0], DType::kBool),
+                          ConvertAny(args[1], dtypes[1], out), ConvertAny(args[2], dtypes[2], out));
+  }
+  absl::StatusOr<DType> loop = ir::ComputeDType(node.op(), types);
+  if (!loop.ok()) {
+    Unsupported(std::string(loop.status().message()));
+    return llvm::UndefValue::get(values_.RegisterType(out));
+  }
+  const bool any_complex =
+      ir::IsComplex(*loop) || ir::IsComplex(out) ||
+      std::any_of(dtypes.begin(), dtypes.end(), [](DType d) { return ir::IsComplex(d); });
+  if (!any_complex) {
+    std::vector<llvm::Value*> converted;
+    for (size_t i = 0; i < args.size(); ++i)
+      converted.push_back(ConvertAny(args[i], dtypes[i], *loop));
+    if (llvm::Value* v = EmitNativeElementwise(values_, node.op(), *loop, converted)) {
+      // The op computed in the loop dtype's register; round f16/bf16 results to the dtype.
+      return v->getType() == values_.RegisterType(out) && ir::IsFloat(out) ? values_.Round(v, out)
+                                                                           : v;
+    }
+  }
+  return EmitSupportCall(node, *loop, args, dtypes);
+}
+
+llvm::Value* ElementEmitter::EmitReshape(const Node& node, const Index& index) {
+  const Node& in = node.operand(0);
+  // Adding or removing axes of extent 1 keeps the order of the others: map them one to one
+  // instead of dividing.
+  std::vector<int> out_axes, in_axes;
+  for (int d = 0; d < node.shape().rank(); ++d) {
+    if (node.shape()[d] != 1) out_axes.push_back(d);
+  }
+  for (int d = 0; d < in.shape().rank(); ++d) {
+    if (in.shape()[d] != 1) in_axes.push_back(d);
+  }
+  bool same = out_axes.size() == in_axes.size();
+  for (size_t i = 0; same && i < out_axes.size(); ++i) {
+    same = node.shape()[out_axes[i]] == in.shape()[in_axes[i]];
+  }
+  if (!same) return Emit(&in, Delinearize(Linearize(index, node.shape()), in.shape()));
+  Index in_index(in.shape().rank(), values_.builder().getInt64(0));
+  for (size_t i = 0; i < out_axes.size(); ++i) in_index[in_axes[i]] = index[out_axes[i]];
+  return Emit(&in, in_index);
+}
+
+llvm::Value* ElementEmitter::EmitPad(const Node& node, const Index& index) {
+  llvm::IRBuilder<>& b = values_.builder();
+  const Node& in = node.operand(0);
+  const std::vector<int64_t>& low = Ints(node, "low");
+  Index in_index(index.size());
+  llvm::Value* inside = b.getTrue();
+  for (size_t d = 0; d < index.size(); ++d) {
+    in_index[d] = b.CreateSub(index[d], b.getInt64(low[d]));
+    // One unsigned compare checks 0 <= i < extent.
+    inside = b.CreateAnd(inside, b.CreateICmpULT(in_index[d], Extent(in.shape()[d])));
+  }
+  return Conditional(
+      inside, [&] { return Emit(&in, in_index); }, [&] { return EmitConstant(node); });
+}
+
+llvm::Value* ElementEmitter::EmitConcatenate(const Node& node, const Index& index) {
+  llvm::IRBuilder<>& b = values_.builder();
+  const int axis = static_cast<int>(*node.attrs().Get<int64_t>("axis"));
+  // Operand k covers positions [start_k, start_k + extent_k) along the axis.
+  std::function<llvm::Value*(int, llvm::Value*)> from = [&](int k, llvm::Value* start) {
+    const Node& part = node.operand(k);
+    auto read = [&, start] {
+      Index part_index = index;
+      part_index[axis] = b.CreateSub(index[axis], start);
+      return Emit(&part, BroadcastIndex(part_index, node.shape(), part.shape()));
+    };
+    if (k + 1 == node.num_operands()) return read();
+    llvm::Value* end = b.CreateAdd(start, Extent(part.shape()[axis]));
+    return Conditional(b.CreateICmpULT(index[axis], end), read,
+                       [&, end] { return from(k + 1, end); });
+  };
+  return from(0, b.getInt64(0));
+}
+
+llvm::Value* ElementEmitter::EmitTake(const Node& node, const Index& index) {
+  llvm::IRBuilder<>& b = values_.builder();
+  const Node& data = node.operand(0);
+  const Node& indices = node.operand(1);
+  const int axis = static_cast<int>(*node.attrs().Get<int64_t>("axis"));
+  const int count_rank = indices.shape().rank();
+  Index which(index.begin() + axis, index.begin() + axis + count_rank);
+  llvm::Value* raw = Emit(&indices, which);
+  llvm::Value* extent = Extent(data.shape()[axis]);
+  llvm::Value* position;
+  llvm::Value* valid;
+  if (ir::KindOf(indices.dtype()) == ir::DTypeKind::kUnsigned) {
+    position = b.CreateZExt(raw, b.getInt64Ty());
+    valid = b.CreateICmpULT(position, extent);
+  } else {
+    position = b.CreateSExt(raw, b.getInt64Ty());
+    valid = b.CreateAnd(b.CreateICmpSGE(position, b.CreateNeg(extent)),
+                        b.CreateICmpSLT(position, extent));
+    position = b.CreateSelect(b.CreateICmpSLT(position, b.getInt64(0)),
+                              b.CreateAdd(position, extent), position);
+  }
+  const int member = static_cast<int>(std::find(spec_.members.begin(), spec_.members.end(), &node) -
+                                      spec_.members.begin());
+  llvm::Value* reported = b.CreateSExtOrTrunc(raw, b.getInt64Ty());
+  return Conditional(
+      valid,
+      [&] {
+        Index data_index(index.begin(), index.begin() + axis);
+        data_index.push_back(position);
+        data_index.append(index.begin() + axis + count_rank, index.end());
+        return Emit(&data, data_index);
+      },
+      [&] {
+        // The executor turns this into take's error after the kernel.
+        b.CreateStore(b.getInt64(member + 1), frame_.error);
+        b.CreateStore(reported, b.CreateConstGEP1_64(b.getInt64Ty(), frame_.error, 1));
+        return values_.ConstantOf(node.dtype(), 0.0);
+      });
+}
+
+llvm::Value* ElementEmitter::EmitUncached(const Node* node, const Index& index) {
+  llvm::IRBuilder<>& b = values_.builder();
+  const bool stored =
+      !spec_.member_set.contains(node) || node->info().kind == ir::OpKind::kReduction;
+  if (stored)
+    return values_.Load(node->dtype(), ElementPointer(node, Linearize(index, node->shape())));
+  const Node& n = *node;
+  switch (n.op()) {
+    case OpCode::kBroadcastTo:
+      return Emit(&n.operand(0), BroadcastIndex(index, n.shape(), n.operand(0).shape()));
+    case OpCode::kReshape:
+      return EmitReshape(n, index);
+    case OpCode::kTranspose: {
+      // Output axis k reads input axis perm[k].
+      const std::vector<int64_t>& perm = Ints(n, "perm");
+      Index in_index(index.size());
+      for (size_t k = 0; k < perm.size(); ++k) in_index[perm[k]] = index[k];
+      return Emit(&n.operand(0), in_index);
+    }
+    case OpCode::kSlice: {
+      const std::vector<int64_t>& start = Ints(n, "start");
+      const std::vector<int64_t>& step = Ints(n, "step");
+      Index in_index(index.size());
+      for (size_t k = 0; k < index.size(); ++k) {
+        in_index[k] = b.CreateAdd(b.getInt64(start[k]), b.CreateMul(index[k], b.getInt64(step[k])));
+      }
+      return Emit(&n.operand(0), in_index);
+    }
+    case OpCode::kPad:
+      return EmitPad(n, index);
+    case OpCode::kConcatenate:
+      return EmitConcatenate(n, index);
+    case OpCode::kTake:
+      return EmitTake(n, index);
+    case OpCode::kIota:
+      return ConvertAny(index[*n.attrs().Get<int64_t>("axis")], DType::kInt64, n.dtype());
+    case OpCode::kConstant:
+      return EmitConstant(n);
+    default:
+      break;
+  }
+  if (n.info().kind == ir::OpKind::kElementwise) return EmitElementwise(n, index);
+  Unsupported(absl::StrCat("'", ir::OpName(n.op()), "' inside a fused kernel"));
+  return llvm::UndefValue::get(values_.RegisterType(n.dtype()));
+}
+
+}  // namespace gpuc::codegen

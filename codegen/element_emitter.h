@@ -1,0 +1,96 @@
+//===- element_emitter.h - The value of a kernel member at an index -------===//
+//
+// Code generation is index-based, as XLA's elemental IR emitter: the value of a node at a
+// multi-index is emitted from the values of its operands at the indices the node reads
+// (broadcasting maps an extent-1 axis to 0, a transpose permutes, a slice scales and shifts,
+// a reshape re-linearizes). Values outside the kernel (its inputs) and the per-row results
+// of reductions are loaded from their buffers. Within one loop body every (node, index) is
+// emitted once; conditional reads (pad, concatenate, take) emit in scopes of their own, so a
+// value is only reused where it dominates.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GPUC_CODEGEN_ELEMENT_EMITTER_H_
+#define GPUC_CODEGEN_ELEMENT_EMITTER_H_
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "codegen/kernel_spec.h"
+#include "codegen/value_lowering.h"
+#include "llvm/ADT/SmallVector.h"
+
+namespace gpuc::codegen {
+
+using Index = llvm::SmallVector<llvm::Value*, 6>;
+
+/// The arguments of one generated phase function, loaded once in its entry block.
+struct FunctionFrame {
+  llvm::Function* function = nullptr;
+  std::vector<llvm::Value*> buffers;  // one pointer per KernelSpec buffer
+  std::vector<llvm::Value*> extents;  // one i64 per extent symbol
+  llvm::Value* error = nullptr;       // int64_t[kErrorSlots]
+  /// A stack slot in the entry block (where mem2reg can promote it).
+  llvm::AllocaInst* EntryAlloca(llvm::Type* type, const char* name = "");
+};
+
+class ElementEmitter {
+ public:
+  ElementEmitter(const KernelSpec& spec, ValueLowering& values, FunctionFrame& frame)
+      : spec_(spec), values_(values), frame_(frame) {}
+
+  /// The register value of `node` at `index` (one i64 per axis of its shape).
+  llvm::Value* Emit(const ir::Node* node, const Index& index);
+
+  /// Starts and ends a region whose values may not be reused outside it (a loop body or a
+  /// conditional branch). Values emitted before the scope stay visible inside it.
+  void PushScope() { scopes_.emplace_back(); }
+  void PopScope() { scopes_.pop_back(); }
+
+  llvm::Value* Extent(int64_t extent);
+  /// Row-major linear position of `index` in `shape`.
+  llvm::Value* Linearize(const Index& index, const ir::Shape& shape);
+  /// The multi-index of row-major position `linear` in `shape`.
+  Index Delinearize(llvm::Value* linear, const ir::Shape& shape);
+  /// Address of element `linear` of the buffer holding `node`.
+  llvm::Value* ElementPointer(const ir::Node* node, llvm::Value* linear);
+
+  /// Converts between any two dtypes, complex included.
+  llvm::Value* ConvertAny(llvm::Value* value, ir::DType from, ir::DType to);
+
+  /// Set when the kernel uses something without a lowering; the kernel is then not compiled.
+  const std::string& unsupported() const { return unsupported_; }
+  void Unsupported(std::string why) {
+    if (unsupported_.empty()) unsupported_ = std::move(why);
+  }
+
+ private:
+  llvm::Value* EmitUncached(const ir::Node* node, const Index& index);
+  llvm::Value* EmitElementwise(const ir::Node& node, const Index& index);
+  llvm::Value* EmitSupportCall(const ir::Node& node, ir::DType loop,
+                               const std::vector<llvm::Value*>& args,
+                               const std::vector<ir::DType>& arg_dtypes);
+  llvm::Value* EmitConstant(const ir::Node& node);
+  llvm::Value* EmitReshape(const ir::Node& node, const Index& index);
+  llvm::Value* EmitPad(const ir::Node& node, const Index& index);
+  llvm::Value* EmitConcatenate(const ir::Node& node, const Index& index);
+  llvm::Value* EmitTake(const ir::Node& node, const Index& index);
+  /// `index` in a node of shape `shape` read through broadcasting from `operand_shape`.
+  Index BroadcastIndex(const Index& index, const ir::Shape& shape, const ir::Shape& operand_shape);
+  /// Emits `then_value()` where `condition` holds and `else_value()` where not, each in a
+  /// block and scope of its own, and merges the two values.
+  llvm::Value* Conditional(llvm::Value* condition, const std::function<llvm::Value*()>& then_value,
+                           const std::function<llvm::Value*()>& else_value);
+
+  const KernelSpec& spec_;
+  ValueLowering& values_;
+  FunctionFrame& frame_;
+  using CacheKey = std::pair<const ir::Node*, std::vector<llvm::Value*>>;
+  std::vector<std::map<CacheKey, llvm::Value*>> scopes_ = {{}};
+  std::string unsupported_;
+};
+
+}  // namespace gpuc::codegen
+
+#endif  // GPUC_CODEGEN_ELEMENT_EMITTER_H_

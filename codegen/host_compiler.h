@@ -1,0 +1,42 @@
+//===- host_compiler.h - LLVM IR to native code for the host CPU ----------===//
+//
+// The host target: the native CPU (its own name and features, so the vectorizer uses every
+// vector unit it has), the O3 pipeline, and machine code as an object file that the host
+// JIT (runtime/host_jit.h) links and the kernel cache stores.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GPUC_CODEGEN_HOST_COMPILER_H_
+#define GPUC_CODEGEN_HOST_COMPILER_H_
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Target/TargetMachine.h"
+
+namespace gpuc::codegen {
+
+class HostCompiler {
+ public:
+  static absl::StatusOr<std::unique_ptr<HostCompiler>> Create();
+
+  /// Triple, CPU, features and LLVM version: what compiled code depends on beyond the kernel.
+  const std::string& target_id() const { return target_id_; }
+
+  /// Sets the module's target and runs the O3 pipeline on it.
+  void Optimize(llvm::Module& module);
+  /// Machine code for an optimized module, as an ELF object.
+  absl::StatusOr<std::string> EmitObject(llvm::Module& module);
+
+ private:
+  std::unique_ptr<llvm::TargetMachine> machine_;
+  std::string target_id_;
+};
+
+/// The module as LLVM assembly text.
+std::string PrintModule(const llvm::Module& module);
+
+}  // namespace gpuc::codegen
+
+#endif  // GPUC_CODEGEN_HOST_COMPILER_H_

@@ -1,0 +1,237 @@
+//===- kernel_spec.cc - What one fused kernel computes, for code generation ===//
+#include "codegen/kernel_spec.h"
+
+#include <algorithm>
+#include <map>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "ir/printer.h"
+#include "llvm/Support/xxhash.h"
+
+namespace gpuc::codegen {
+namespace {
+
+using ir::Node;
+
+bool IsReduction(const Node* n) { return n->info().kind == ir::OpKind::kReduction; }
+
+/// Attributes that only restate the result shape; leaving them out of the key keeps one
+/// kernel for every size.
+bool ImpliedByShape(const Node& n, const std::string& attr) {
+  return (n.op() == ir::OpCode::kSlice && attr == "stop") ||
+         (n.op() == ir::OpCode::kPad && attr == "high");
+}
+
+class SpecBuilder {
+ public:
+  explicit SpecBuilder(const passes::FusedKernel& kernel) : kernel_(kernel) {}
+
+  absl::StatusOr<KernelSpec> Build();
+
+ private:
+  void AssignSymbols(const ir::Shape& shape) {
+    for (int64_t d : shape.dims()) {
+      if (d == 1 || spec_.symbol_of.contains(d)) continue;
+      spec_.symbol_of[d] = static_cast<int>(spec_.extents.size());
+      spec_.extents.push_back(d);
+    }
+  }
+  std::string SymbolicType(const Node& n) const {
+    std::vector<std::string> dims;
+    for (int64_t d : n.shape().dims()) {
+      dims.push_back(d == 1 ? "1" : absl::StrCat("s", spec_.symbol_of.at(d)));
+    }
+    return absl::StrCat(ir::DTypeName(n.dtype()), "[", absl::StrJoin(dims, ","), "]");
+  }
+  void PlanPhases();
+  bool CheckRowLocal() const;
+  std::string KeyText() const;
+
+  const passes::FusedKernel& kernel_;
+  KernelSpec spec_;
+  absl::flat_hash_map<const Node*, int> level_;  // reductions a value waits for, nested
+};
+
+void SpecBuilder::PlanPhases() {
+  int max_level = 0;
+  for (const Node* m : spec_.members) {
+    int level = 0;
+    for (const ir::NodeRef& op : m->operands()) {
+      auto it = level_.find(op.get());
+      if (it != level_.end()) level = std::max(level, it->second);
+    }
+    if (IsReduction(m)) ++level;
+    level_[m] = level;
+    max_level = std::max(max_level, level);
+  }
+  for (int level = 1; level <= max_level; ++level) {
+    Phase phase;
+    phase.kind = Phase::Kind::kReduce;
+    phase.shape = spec_.reduced_shape;
+    for (const Node* m : spec_.members) {
+      if (IsReduction(m) && level_.at(m) == level) phase.reductions.push_back(m);
+    }
+    spec_.phases.push_back(std::move(phase));
+  }
+  // Stores grouped by shape, in the order the outputs first appear.
+  for (const Node* out : spec_.outputs) {
+    if (IsReduction(out)) continue;  // written by its reduce phase
+    auto same_shape = [&](const Phase& p) {
+      return p.kind == Phase::Kind::kStore && p.shape == out->shape();
+    };
+    auto it = std::find_if(spec_.phases.begin(), spec_.phases.end(), same_shape);
+    if (it == spec_.phases.end()) {
+      Phase phase;
+      phase.shape = out->shape();
+      spec_.phases.push_back(std::move(phase));
+      it = spec_.phases.end() - 1;
+    }
+    it->stores.push_back(out);
+  }
+}
+
+// See KernelSpec::row_local. Values that depend on a reduction may only travel within their
+// row: through elementwise ops and broadcasts between the kept shape (with or without the
+// reduced axes as 1s) and the full shape.
+bool SpecBuilder::CheckRowLocal() const {
+  if (spec_.kind != passes::KernelKind::kRowReduction) return false;
+  const ir::Shape& full = spec_.reduced_shape;
+  std::vector<int64_t> keep_dims_form = full.dims(), kept;
+  for (int64_t a : spec_.reduced_axes) keep_dims_form[a] = 1;
+  for (int i = 0; i < full.rank(); ++i) {
+    if (std::find(spec_.reduced_axes.begin(), spec_.reduced_axes.end(), i) ==
+        spec_.reduced_axes.end()) {
+      kept.push_back(full[i]);
+    }
+  }
+  auto is_kept_shape = [&](const ir::Shape& s) {
+    return s.dims() == kept || s.dims() == keep_dims_form;
+  };
+  for (const Phase& p : spec_.phases) {
+    if (p.kind == Phase::Kind::kStore && !(p.shape == full) && !is_kept_shape(p.shape)) {
+      return false;
+    }
+  }
+  for (const Node* m : spec_.members) {
+    if (IsReduction(m) || level_.at(m) == 0) continue;
+    const bool elementwise =
+        m->info().kind == ir::OpKind::kElementwise || m->op() == ir::OpCode::kBroadcastTo;
+    if (!elementwise) return false;
+    const bool at_full = m->shape() == full;
+    if (!at_full && !is_kept_shape(m->shape())) return false;
+    for (const ir::NodeRef& op : m->operands()) {
+      auto it = level_.find(op.get());
+      if (it == level_.end() || it->second == 0) continue;
+      const ir::Shape& s = op->shape();
+      if (at_full ? !(s == full || s.dims() == keep_dims_form) : !(s == m->shape())) return false;
+    }
+  }
+  return true;
+}
+
+std::string SpecBuilder::KeyText() const {
+  absl::flat_hash_map<const Node*, std::string> ref;
+  std::string text = absl::StrCat("kernel ", passes::KernelKindName(spec_.kind));
+  if (!spec_.reduced_axes.empty() || spec_.kind != passes::KernelKind::kLoop) {
+    absl::StrAppend(&text, " axes=[", absl::StrJoin(spec_.reduced_axes, ","), "]");
+  }
+  absl::StrAppend(&text, "\n");
+  for (size_t i = 0; i < spec_.inputs.size(); ++i) {
+    ref[spec_.inputs[i]] = absl::StrCat("in", i);
+    absl::StrAppend(&text, "in", i, " : ", SymbolicType(*spec_.inputs[i]), "\n");
+  }
+  for (size_t i = 0; i < spec_.members.size(); ++i) {
+    const Node& n = *spec_.members[i];
+    ref[&n] = absl::StrCat("v", i);
+    absl::StrAppend(&text, "v", i, " = ", ir::OpName(n.op()));
+    for (const ir::NodeRef& op : n.operands()) absl::StrAppend(&text, " ", ref.at(op.get()));
+    for (const auto& [name, value] : n.attrs().entries()) {
+      if (ImpliedByShape(n, name)) continue;
+      absl::StrAppend(&text, " ", name, "=", ir::PrintAttrValue(value));
+    }
+    absl::StrAppend(&text, " : ", SymbolicType(n), "\n");
+  }
+  auto refs = [&](const std::vector<const Node*>& nodes) {
+    std::vector<std::string> out;
+    for (const Node* n : nodes) out.push_back(ref.at(n));
+    return absl::StrJoin(out, " ");
+  };
+  absl::StrAppend(&text, "outputs ", refs(spec_.outputs), "\nscratch ", refs(spec_.scratch), "\n");
+  return text;
+}
+
+absl::StatusOr<KernelSpec> SpecBuilder::Build() {
+  spec_.kind = kernel_.kind;
+  for (const ir::NodeRef& n : kernel_.nodes) {
+    spec_.members.push_back(n.get());
+    spec_.member_set.insert(n.get());
+  }
+  for (const ir::NodeRef& n : kernel_.inputs) spec_.inputs.push_back(n.get());
+  for (const ir::NodeRef& n : kernel_.outputs) spec_.outputs.push_back(n.get());
+  spec_.reduced_shape = kernel_.reduced_shape;
+  spec_.reduced_axes = kernel_.reduced_axes;
+  std::sort(spec_.reduced_axes.begin(), spec_.reduced_axes.end());
+  absl::flat_hash_set<const Node*> outputs(spec_.outputs.begin(), spec_.outputs.end());
+  for (const Node* m : spec_.members) {
+    if (IsReduction(m) && !outputs.contains(m)) spec_.scratch.push_back(m);
+  }
+  int index = 0;
+  for (const auto* list : {&spec_.inputs, &spec_.outputs, &spec_.scratch}) {
+    for (const Node* n : *list) spec_.buffer_index[n] = index++;
+  }
+  for (const Node* n : spec_.inputs) AssignSymbols(n->shape());
+  for (const Node* n : spec_.members) AssignSymbols(n->shape());
+  AssignSymbols(spec_.reduced_shape);
+  PlanPhases();
+  spec_.row_local = CheckRowLocal();
+  spec_.key_text = KeyText();
+  spec_.name = absl::StrFormat("gpuc_%016x", StableHash(spec_.key_text));
+  for (size_t i = 0; i < spec_.phases.size(); ++i) {
+    spec_.phases[i].function_name = absl::StrCat(spec_.name, "_phase", i);
+  }
+  return std::move(spec_);
+}
+
+}  // namespace
+
+int KernelSpec::BufferIndex(const ir::Node* node) const { return buffer_index.at(node); }
+
+int64_t KernelSpec::RowScale(const Phase& phase) const {
+  if (phase.kind == Phase::Kind::kStore && phase.shape == reduced_shape) {
+    int64_t scale = 1;
+    for (int64_t a : reduced_axes) scale *= reduced_shape[static_cast<int>(a)];
+    return scale;
+  }
+  return 1;
+}
+
+int64_t KernelSpec::RowCount(const Phase& phase) const {
+  if (phase.kind == Phase::Kind::kStore) return phase.shape.num_elements();
+  int64_t rows = 1;
+  for (int i = 0; i < reduced_shape.rank(); ++i) {
+    if (std::find(reduced_axes.begin(), reduced_axes.end(), i) == reduced_axes.end()) {
+      rows *= reduced_shape[i];
+    }
+  }
+  return rows;
+}
+
+bool IsCompilable(const passes::FusedKernel& kernel) {
+  return kernel.kind != passes::KernelKind::kLibrary && kernel.kind != passes::KernelKind::kScan;
+}
+
+absl::StatusOr<KernelSpec> BuildKernelSpec(const passes::FusedKernel& kernel) {
+  if (!IsCompilable(kernel)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("a ", passes::KernelKindName(kernel.kind), " kernel is not generated code"));
+  }
+  return SpecBuilder(kernel).Build();
+}
+
+uint64_t StableHash(std::string_view text) {
+  return llvm::xxh3_64bits(llvm::StringRef(text.data(), text.size()));
+}
+
+}  // namespace gpuc::codegen

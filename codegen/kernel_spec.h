@@ -1,0 +1,95 @@
+//===- kernel_spec.h - What one fused kernel computes, for code generation ===//
+//
+// A KernelSpec turns a passes::FusedKernel into the structure code generation follows:
+//  - buffers: the kernel's inputs, outputs and scratch (per-row values of reductions that no
+//    other kernel reads), in the order the generated functions receive them;
+//  - phases: the loops the kernel runs, each a generated function over a range of rows
+//    (reductions over the kept index space, then stores of the outputs by shape);
+//  - extents: every extent other than 1 becomes a symbol whose value is a kernel argument, so
+//    one compiled kernel serves every size of the same structure (extents of 1 stay literal:
+//    they decide broadcasting);
+//  - key: the canonical text of the kernel with symbols for extents, the cache key's input.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GPUC_CODEGEN_KERNEL_SPEC_H_
+#define GPUC_CODEGEN_KERNEL_SPEC_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/statusor.h"
+#include "ir/node.h"
+#include "passes/fusion.h"
+
+namespace gpuc::codegen {
+
+/// One loop of a kernel, emitted as one function
+///   void name(char* const* buffers, const int64_t* extents, int64_t begin, int64_t end,
+///             int64_t* error)
+/// that does the work of rows [begin, end). Rows of a reduce phase are the elements of the
+/// kept (not reduced) index space; rows of a store phase are elements of its shape.
+struct Phase {
+  enum class Kind : uint8_t { kReduce, kStore };
+  Kind kind = Kind::kStore;
+  /// kReduce: the reductions accumulated together (they all read spec.reduced_shape).
+  std::vector<const ir::Node*> reductions;
+  /// kStore: members written, all of shape `shape`.
+  std::vector<const ir::Node*> stores;
+  ir::Shape shape;
+  std::string function_name;
+};
+
+/// Where a take member found an index out of bounds: error[0] = 1 + the member's number in
+/// KernelSpec::members, error[1] = the index.
+inline constexpr int kErrorSlots = 2;
+
+struct KernelSpec {
+  passes::KernelKind kind = passes::KernelKind::kLoop;
+  std::vector<const ir::Node*> members;  // graph order
+  absl::flat_hash_set<const ir::Node*> member_set;
+  std::vector<const ir::Node*> inputs;   // read from other kernels or parameters
+  std::vector<const ir::Node*> outputs;  // written for other kernels or results
+  std::vector<const ir::Node*> scratch;  // per-row reduction values kept only inside
+  ir::Shape reduced_shape;               // reduction kernels: the shape reduced
+  std::vector<int64_t> reduced_axes;     // sorted
+  std::vector<Phase> phases;
+  /// Every phase works row by row on the same rows (a row reduction whose later phases read
+  /// only their own row's reductions): a thread may run all phases for its rows back to back,
+  /// while the row is still in cache. Otherwise each phase finishes before the next starts.
+  bool row_local = false;
+  /// The value of each extent symbol, in argument order.
+  std::vector<int64_t> extents;
+  absl::flat_hash_map<int64_t, int> symbol_of;  // extent value -> symbol
+  /// Canonical text: ops, dtypes, symbolic shapes, attributes, buffer roles.
+  std::string key_text;
+  std::string name;  // "gpuc_" + hex hash of key_text: the symbol prefix of its functions
+
+  /// The position of `node` among inputs, outputs and scratch (the buffer argument).
+  int BufferIndex(const ir::Node* node) const;
+  int num_buffers() const {
+    return static_cast<int>(inputs.size() + outputs.size() + scratch.size());
+  }
+  /// Elements per row of `phase` relative to a reduce row (row_local kernels): the product of
+  /// the reduced extents for a store of the reduced shape, 1 for a store of the kept shape.
+  int64_t RowScale(const Phase& phase) const;
+  /// How many rows `phase` has.
+  int64_t RowCount(const Phase& phase) const;
+
+  absl::flat_hash_map<const ir::Node*, int> buffer_index;
+};
+
+/// Whether code generation can compile this kernel (library ops and scans are not fused
+/// kernels; the host back end runs them itself).
+bool IsCompilable(const passes::FusedKernel& kernel);
+
+absl::StatusOr<KernelSpec> BuildKernelSpec(const passes::FusedKernel& kernel);
+
+/// A stable 64-bit hash (xxh3, the same on every machine and run; never std::hash).
+uint64_t StableHash(std::string_view text);
+
+}  // namespace gpuc::codegen
+
+#endif  // GPUC_CODEGEN_KERNEL_SPEC_H_

@@ -1,0 +1,343 @@
+//===- host_executor.cc - Running fused plans natively on the host --------===//
+#include "lib/host_executor.h"
+
+#include <dlfcn.h>
+#include <sys/stat.h>
+
+#include <array>
+#include <chrono>
+#include <cstdlib>
+#include <mutex>
+#include <optional>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "codegen/host_compiler.h"
+#include "codegen/host_support.h"
+#include "codegen/kernel_cache.h"
+#include "codegen/kernel_emitter.h"
+#include "codegen/kernel_spec.h"
+#include "ir/interpreter.h"
+#include "runtime/host_jit.h"
+#include "runtime/thread_pool.h"
+
+namespace gpuc::detail {
+namespace {
+
+using PhaseFunction = void (*)(char* const*, const int64_t*, int64_t, int64_t, int64_t*);
+
+struct CompiledKernel {
+  std::vector<PhaseFunction> phases;
+};
+
+/// Identifies this build of gpuc: a rebuilt library may generate different code for the same
+/// kernel text, so cache keys include the library file's size and modification time.
+std::string BuildId() {
+  Dl_info info;
+  std::string id = "gpuc-0.1.0";
+  if (dladdr(reinterpret_cast<void*>(&BuildId), &info) && info.dli_fname) {
+    struct stat st;
+    if (stat(info.dli_fname, &st) == 0) {
+      absl::StrAppend(&id, " ", static_cast<int64_t>(st.st_size), " ",
+                      static_cast<int64_t>(st.st_mtim.tv_sec), ".",
+                      static_cast<int64_t>(st.st_mtim.tv_nsec));
+    }
+  }
+  return id;
+}
+
+/// Work per chunk of a parallel loop: enough elements that a chunk costs far more than
+/// handing it to a thread (~1 us), few enough that two cores share a 1 MB array.
+constexpr int64_t kElementsPerChunk = 1 << 15;
+
+}  // namespace
+
+struct HostExecutor::Impl {
+  std::mutex mutex;
+  absl::Status init_status;
+  std::unique_ptr<codegen::HostCompiler> compiler;
+  std::unique_ptr<runtime::HostJit> jit;
+  std::optional<codegen::DiskCache> disk;
+  std::string build_id;
+  absl::flat_hash_map<std::string, std::unique_ptr<CompiledKernel>> compiled;
+  absl::flat_hash_map<std::string, std::string> not_compilable;  // full key -> why
+  HostBackendStats stats;
+
+  std::string FullKey(const codegen::KernelSpec& spec) const {
+    return absl::StrCat(spec.key_text, "target ", compiler->target_id(), "\nbuild ", build_id,
+                        "\n");
+  }
+  /// The compiled kernel, or Unimplemented when code generation has no lowering for it.
+  absl::StatusOr<const CompiledKernel*> GetOrCompile(const codegen::KernelSpec& spec);
+  absl::Status RunKernel(const passes::FusedKernel& kernel,
+                         absl::flat_hash_map<const ir::Node*, ir::HostTensor>& values);
+  absl::Status InterpretKernel(const passes::FusedKernel& kernel,
+                               absl::flat_hash_map<const ir::Node*, ir::HostTensor>& values);
+};
+
+HostExecutor::HostExecutor() : impl_(std::make_unique<Impl>()) {
+  absl::StatusOr<std::unique_ptr<codegen::HostCompiler>> compiler = codegen::HostCompiler::Create();
+  if (!compiler.ok()) {
+    impl_->init_status = compiler.status();
+    return;
+  }
+  impl_->compiler = *std::move(compiler);
+  absl::StatusOr<std::unique_ptr<runtime::HostJit>> jit =
+      runtime::HostJit::Create(codegen::HostSupportSymbols());
+  if (!jit.ok()) {
+    impl_->init_status = jit.status();
+    return;
+  }
+  impl_->jit = *std::move(jit);
+  impl_->build_id = BuildId();
+  const char* disk = std::getenv("GPUC_DISK_CACHE");
+  if (!disk || std::string(disk) != "0") {
+    impl_->disk.emplace(codegen::DiskCache::DefaultDirectory(),
+                        codegen::DiskCache::DefaultMaxBytes());
+  }
+}
+
+HostExecutor::~HostExecutor() = default;
+
+HostExecutor& HostExecutor::Get() {
+  // Leaked on purpose: arrays evaluated from static destructors still find it.
+  static HostExecutor* executor = new HostExecutor();
+  return *executor;
+}
+
+HostBackendStats HostExecutor::stats() const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return impl_->stats;
+}
+
+std::string HostExecutor::disk_cache_directory() const {
+  return impl_->disk ? impl_->disk->directory() : "";
+}
+
+absl::StatusOr<const CompiledKernel*> HostExecutor::Impl::GetOrCompile(
+    const codegen::KernelSpec& spec) {
+  const std::string key = FullKey(spec);
+  std::lock_guard<std::mutex> lock(mutex);
+  if (auto it = compiled.find(key); it != compiled.end()) {
+    ++stats.memory_hits;
+    return it->second.get();
+  }
+  if (auto it = not_compilable.find(key); it != not_compilable.end()) {
+    return absl::UnimplementedError(it->second);
+  }
+  std::optional<std::string> object;
+  if (disk) object = disk->Load(key);
+  if (object) {
+    ++stats.disk_hits;
+  } else {
+    const auto start = std::chrono::steady_clock::now();
+    llvm::LLVMContext context;
+    absl::StatusOr<std::unique_ptr<llvm::Module>> module = codegen::EmitKernel(spec, context);
+    if (!module.ok()) {
+      if (absl::IsUnimplemented(module.status())) {
+        not_compilable[key] = std::string(module.status().message());
+      }
+      return module.status();
+    }
+    compiler->Optimize(**module);
+    absl::StatusOr<std::string> emitted = compiler->EmitObject(**module);
+    if (!emitted.ok()) return emitted.status();
+    object = *std::move(emitted);
+    ++stats.compiles;
+    stats.compile_microseconds += std::chrono::duration_cast<std::chrono::microseconds>(
+                                      std::chrono::steady_clock::now() - start)
+                                      .count();
+    if (disk) disk->Store(key, *object);
+  }
+  // The same kernel text may already be linked under this name (a disk entry removed and
+  // recompiled in another process): the symbols are then the ones already loaded.
+  if (absl::Status s = jit->AddObject(*object, spec.name); !s.ok()) return s;
+  auto kernel = std::make_unique<CompiledKernel>();
+  for (const codegen::Phase& phase : spec.phases) {
+    absl::StatusOr<void*> address = jit->Lookup(phase.function_name);
+    if (!address.ok()) return address.status();
+    kernel->phases.push_back(reinterpret_cast<PhaseFunction>(*address));
+  }
+  const CompiledKernel* result = kernel.get();
+  compiled[key] = std::move(kernel);
+  return result;
+}
+
+absl::Status HostExecutor::Impl::InterpretKernel(
+    const passes::FusedKernel& kernel,
+    absl::flat_hash_map<const ir::Node*, ir::HostTensor>& values) {
+  absl::flat_hash_map<const ir::Node*, ir::HostTensor> local;
+  for (const ir::NodeRef& m : kernel.nodes) {
+    std::vector<const ir::HostTensor*> operands;
+    for (const ir::NodeRef& op : m->operands()) {
+      auto it = local.find(op.get());
+      operands.push_back(it != local.end() ? &it->second : &values.at(op.get()));
+    }
+    absl::StatusOr<ir::HostTensor> value = ir::InterpretNode(*m, operands);
+    if (!value.ok()) return value.status();
+    local[m.get()] = *std::move(value);
+  }
+  for (const ir::NodeRef& out : kernel.outputs) values[out.get()] = local.at(out.get());
+  return absl::OkStatus();
+}
+
+absl::Status HostExecutor::Impl::RunKernel(
+    const passes::FusedKernel& kernel,
+    absl::flat_hash_map<const ir::Node*, ir::HostTensor>& values) {
+  absl::StatusOr<codegen::KernelSpec> built = codegen::BuildKernelSpec(kernel);
+  if (!built.ok()) return built.status();
+  const codegen::KernelSpec& spec = *built;
+  absl::StatusOr<const CompiledKernel*> compiled_kernel = GetOrCompile(spec);
+  if (!compiled_kernel.ok()) {
+    if (!absl::IsUnimplemented(compiled_kernel.status())) return compiled_kernel.status();
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      ++stats.interpreted_kernels;
+      stats.last_interpreted_reason = std::string(compiled_kernel.status().message());
+    }
+    return InterpretKernel(kernel, values);
+  }
+  std::vector<char*> buffers;
+  std::vector<ir::HostTensor> written;
+  for (const ir::Node* in : spec.inputs) {
+    auto it = values.find(in);
+    if (it == values.end()) {
+      return absl::InternalError(absl::StrCat("host executor: kernel ", spec.name,
+                                              " reads a value no earlier step produced"));
+    }
+    buffers.push_back(reinterpret_cast<char*>(it->second.data()));
+  }
+  for (const auto* list : {&spec.outputs, &spec.scratch}) {
+    for (const ir::Node* n : *list) {
+      written.emplace_back(n->type());
+      buffers.push_back(reinterpret_cast<char*>(written.back().data()));
+    }
+  }
+  runtime::ThreadPool& pool = runtime::ThreadPool::Global();
+  std::vector<std::array<int64_t, codegen::kErrorSlots>> errors;
+  const std::vector<PhaseFunction>& phases = (*compiled_kernel)->phases;
+  auto run = [&](int64_t rows, int64_t work_per_row,
+                 const std::function<void(int64_t, int64_t, int64_t*)>& body) {
+    const int64_t grain =
+        std::max<int64_t>(1, kElementsPerChunk / std::max<int64_t>(1, work_per_row));
+    errors.assign(static_cast<size_t>(pool.ChunkCount(rows, grain)), {0, 0});
+    pool.ParallelFor(rows, grain, [&](int64_t begin, int64_t end, int64_t chunk) {
+      body(begin, end, errors[chunk].data());
+    });
+    for (const auto& e : errors) {
+      if (e[0] != 0) return e;
+    }
+    return std::array<int64_t, codegen::kErrorSlots>{0, 0};
+  };
+  auto work_of = [&](const codegen::Phase& p) {
+    return p.kind == codegen::Phase::Kind::kReduce
+               ? std::max<int64_t>(
+                     1, spec.reduced_shape.num_elements() / std::max<int64_t>(1, spec.RowCount(p)))
+               : int64_t{1};
+  };
+  std::array<int64_t, codegen::kErrorSlots> failure{0, 0};
+  if (spec.row_local) {
+    // Every phase of a row runs back to back on one thread while the row is in cache.
+    const int64_t rows = spec.RowCount(spec.phases[0]);
+    const int64_t row_elements = work_of(spec.phases[0]);
+    failure = run(rows, row_elements, [&](int64_t begin, int64_t end, int64_t* error) {
+      for (size_t i = 0; i < phases.size(); ++i) {
+        const int64_t scale = spec.RowScale(spec.phases[i]);
+        phases[i](buffers.data(), spec.extents.data(), begin * scale, end * scale, error);
+      }
+    });
+  } else {
+    for (size_t i = 0; i < phases.size() && failure[0] == 0; ++i) {
+      failure = run(spec.RowCount(spec.phases[i]), work_of(spec.phases[i]),
+                    [&](int64_t begin, int64_t end, int64_t* error) {
+                      phases[i](buffers.data(), spec.extents.data(), begin, end, error);
+                    });
+    }
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    ++stats.kernel_runs;
+  }
+  if (failure[0] != 0) {
+    // The interpreter's message for the same mistake (interp::EvalTakeNode).
+    const ir::Node& take = *spec.members[failure[0] - 1];
+    const int axis = static_cast<int>(*take.attrs().Get<int64_t>("axis"));
+    std::string message =
+        absl::StrCat("take: index ", failure[1], " is out of bounds for axis ", axis, " with size ",
+                     take.operand(0).shape()[axis], " of ", take.operand(0).type().ToString());
+    if (!take.location().empty()) absl::StrAppend(&message, " (recorded at ", take.location(), ")");
+    return absl::OutOfRangeError(message);
+  }
+  for (size_t i = 0; i < spec.outputs.size(); ++i) values[spec.outputs[i]] = std::move(written[i]);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<ir::HostTensor>> HostExecutor::Run(
+    const ir::Graph& graph, absl::Span<const ir::HostTensor> args) {
+  if (!impl_->init_status.ok()) return impl_->init_status;
+  if (args.size() != graph.params.size()) {
+    return absl::InvalidArgumentError(absl::StrCat("@", graph.name, " takes ", graph.params.size(),
+                                                   " arguments, got ", args.size()));
+  }
+  absl::flat_hash_map<const ir::Node*, ir::HostTensor> values;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const ir::Node& p = *graph.params[i];
+    if (!(args[i].type() == p.type())) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("@", graph.name, ": argument ", i, " (%", p.name(), ") has type ",
+                       args[i].type().ToString(), ", expected ", p.type().ToString()));
+    }
+    values[&p] = args[i];
+  }
+  const passes::FusionPlan plan = passes::PlanFusion(graph);
+  // Intermediate values are released after their last reader: peak memory is the live set.
+  absl::flat_hash_map<const ir::Node*, int> readers;
+  for (const passes::FusedKernel& k : plan.kernels) {
+    for (const ir::NodeRef& in : k.inputs) ++readers[in.get()];
+  }
+  absl::flat_hash_set<const ir::Node*> kept;
+  for (const ir::NodeRef& r : graph.results) kept.insert(r.get());
+  for (const ir::NodeRef& p : graph.params) kept.insert(p.get());
+  for (const passes::FusedKernel& kernel : plan.kernels) {
+    if (codegen::IsCompilable(kernel)) {
+      if (absl::Status s = impl_->RunKernel(kernel, values); !s.ok()) return s;
+    } else {
+      {
+        std::lock_guard<std::mutex> lock(impl_->mutex);
+        ++impl_->stats.library_steps;
+      }
+      if (absl::Status s = impl_->InterpretKernel(kernel, values); !s.ok()) return s;
+    }
+    for (const ir::NodeRef& in : kernel.inputs) {
+      if (--readers[in.get()] == 0 && !kept.contains(in.get())) values.erase(in.get());
+    }
+  }
+  std::vector<ir::HostTensor> results;
+  for (const ir::NodeRef& r : graph.results) {
+    auto it = values.find(r.get());
+    if (it == values.end()) {
+      return absl::InternalError(
+          absl::StrCat("host executor: no step produced result %", r->name(), " of @", graph.name));
+    }
+    results.push_back(it->second);
+  }
+  return results;
+}
+
+absl::StatusOr<std::string> HostExecutor::KernelLlvmIr(const passes::FusedKernel& kernel,
+                                                       bool optimized) {
+  if (!impl_->init_status.ok()) return impl_->init_status;
+  absl::StatusOr<codegen::KernelSpec> spec = codegen::BuildKernelSpec(kernel);
+  if (!spec.ok()) return spec.status();
+  llvm::LLVMContext context;
+  absl::StatusOr<std::unique_ptr<llvm::Module>> module = codegen::EmitKernel(*spec, context);
+  if (!module.ok()) return module.status();
+  if (optimized) {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    impl_->compiler->Optimize(**module);
+  }
+  return codegen::PrintModule(**module);
+}
+
+}  // namespace gpuc::detail

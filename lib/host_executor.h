@@ -1,0 +1,63 @@
+//===- host_executor.h - Running fused plans natively on the host ---------===//
+//
+// The host back end, the default where there is no GPU: the graph is cut into kernels
+// (passes/fusion.h), each compiled kernel is fetched from the kernel cache (memory, then
+// disk, then compiled through LLVM: codegen/), linked by the host JIT and run with its rows
+// split over the thread pool. Library ops and scans run on their host implementations.
+// A kernel that code generation cannot lower yet runs on the interpreter instead, and the
+// statistics say how often.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GPUC_LIB_HOST_EXECUTOR_H_
+#define GPUC_LIB_HOST_EXECUTOR_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "ir/graph.h"
+#include "ir/host_tensor.h"
+#include "passes/fusion.h"
+
+namespace gpuc::detail {
+
+struct HostBackendStats {
+  int64_t kernel_runs = 0;           // compiled kernels run
+  int64_t memory_hits = 0;           // kernels found compiled in this process
+  int64_t disk_hits = 0;             // loaded from the disk cache
+  int64_t compiles = 0;              // compiled through LLVM
+  int64_t compile_microseconds = 0;  // spent compiling (LLVM, not loading)
+  int64_t interpreted_kernels = 0;   // run on the interpreter (no lowering yet)
+  int64_t library_steps = 0;         // library ops and scans
+  std::string last_interpreted_reason;
+};
+
+class HostExecutor {
+ public:
+  /// The process-wide executor (its JIT, caches and statistics).
+  static HostExecutor& Get();
+  ~HostExecutor();
+
+  /// Runs `graph` (already optimized) on `args`.
+  absl::StatusOr<std::vector<ir::HostTensor>> Run(const ir::Graph& graph,
+                                                  absl::Span<const ir::HostTensor> args);
+
+  /// The LLVM IR of one kernel of a plan: as emitted, or after the O3 pipeline.
+  absl::StatusOr<std::string> KernelLlvmIr(const passes::FusedKernel& kernel, bool optimized);
+
+  HostBackendStats stats() const;
+  /// The disk cache's directory; "" when it is off (GPUC_DISK_CACHE=0).
+  std::string disk_cache_directory() const;
+
+ private:
+  HostExecutor();
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace gpuc::detail
+
+#endif  // GPUC_LIB_HOST_EXECUTOR_H_
