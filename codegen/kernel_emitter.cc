@@ -266,6 +266,8 @@ std::string PhaseEmitter::Emit() {
                                              phase_.function_name, module_);
   f->setDoesNotThrow();
   frame_.function = f;
+  const char* arg_names[] = {"buffers", "extents", "begin", "end", "error"};
+  for (unsigned i = 0; i < 5; ++i) f->getArg(i)->setName(arg_names[i]);
   b_.SetInsertPoint(llvm::BasicBlock::Create(c, "entry", f));
   llvm::Value* buffers = f->getArg(0);
   llvm::Value* extents = f->getArg(1);

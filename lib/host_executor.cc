@@ -19,6 +19,7 @@
 #include "codegen/kernel_emitter.h"
 #include "codegen/kernel_spec.h"
 #include "ir/interpreter.h"
+#include "passes/buffer_plan.h"
 #include "runtime/host_jit.h"
 #include "runtime/thread_pool.h"
 
@@ -70,8 +71,10 @@ struct HostExecutor::Impl {
   }
   /// The compiled kernel, or Unimplemented when code generation has no lowering for it.
   absl::StatusOr<const CompiledKernel*> GetOrCompile(const codegen::KernelSpec& spec);
+  /// `allocate` gives the storage of each output (the buffer plan's arena or its own).
   absl::Status RunKernel(const passes::FusedKernel& kernel,
-                         absl::flat_hash_map<const ir::Node*, ir::HostTensor>& values);
+                         absl::flat_hash_map<const ir::Node*, ir::HostTensor>& values,
+                         const std::function<ir::HostTensor(const ir::Node*)>& allocate);
   absl::Status InterpretKernel(const passes::FusedKernel& kernel,
                                absl::flat_hash_map<const ir::Node*, ir::HostTensor>& values);
 };
@@ -183,8 +186,8 @@ absl::Status HostExecutor::Impl::InterpretKernel(
 }
 
 absl::Status HostExecutor::Impl::RunKernel(
-    const passes::FusedKernel& kernel,
-    absl::flat_hash_map<const ir::Node*, ir::HostTensor>& values) {
+    const passes::FusedKernel& kernel, absl::flat_hash_map<const ir::Node*, ir::HostTensor>& values,
+    const std::function<ir::HostTensor(const ir::Node*)>& allocate) {
   absl::StatusOr<codegen::KernelSpec> built = codegen::BuildKernelSpec(kernel);
   if (!built.ok()) return built.status();
   const codegen::KernelSpec& spec = *built;
@@ -208,11 +211,13 @@ absl::Status HostExecutor::Impl::RunKernel(
     }
     buffers.push_back(reinterpret_cast<char*>(it->second.data()));
   }
-  for (const auto* list : {&spec.outputs, &spec.scratch}) {
-    for (const ir::Node* n : *list) {
-      written.emplace_back(n->type());
-      buffers.push_back(reinterpret_cast<char*>(written.back().data()));
-    }
+  for (const ir::Node* n : spec.outputs) {
+    written.push_back(allocate(n));
+    buffers.push_back(reinterpret_cast<char*>(written.back().data()));
+  }
+  for (const ir::Node* n : spec.scratch) {
+    written.emplace_back(n->type());
+    buffers.push_back(reinterpret_cast<char*>(written.back().data()));
   }
   runtime::ThreadPool& pool = runtime::ThreadPool::Global();
   std::vector<std::array<int64_t, codegen::kErrorSlots>> errors;
@@ -274,7 +279,8 @@ absl::Status HostExecutor::Impl::RunKernel(
 }
 
 absl::StatusOr<std::vector<ir::HostTensor>> HostExecutor::Run(
-    const ir::Graph& graph, absl::Span<const ir::HostTensor> args) {
+    const ir::Graph& graph, absl::Span<const ir::HostTensor> args,
+    const passes::FusionBudgets& budgets) {
   if (!impl_->init_status.ok()) return impl_->init_status;
   if (args.size() != graph.params.size()) {
     return absl::InvalidArgumentError(absl::StrCat("@", graph.name, " takes ", graph.params.size(),
@@ -290,8 +296,22 @@ absl::StatusOr<std::vector<ir::HostTensor>> HostExecutor::Run(
     }
     values[&p] = args[i];
   }
-  const passes::FusionPlan plan = passes::PlanFusion(graph);
-  // Intermediate values are released after their last reader: peak memory is the live set.
+  const passes::FusionPlan plan = passes::PlanFusion(graph, budgets);
+  const passes::BufferPlan buffers = passes::PlanBuffers(graph, plan);
+  // One allocation for every intermediate (buffer_plan.h); results get storage of their own
+  // because they outlive the evaluation.
+  std::shared_ptr<std::byte[]> arena;
+  if (buffers.arena_bytes > 0) {
+    arena = std::make_shared<std::byte[]>(static_cast<size_t>(buffers.arena_bytes));
+  }
+  auto allocate = [&](const ir::Node* n) {
+    const passes::BufferAssignment* b = buffers.Find(n);
+    if (b && b->kind == passes::BufferAssignment::Kind::kIntermediate) {
+      return ir::HostTensor::Wrap(n->type(), arena.get() + b->offset, arena);
+    }
+    return ir::HostTensor(n->type());
+  };
+  // Values leave the map after their last reader (their storage is the arena's).
   absl::flat_hash_map<const ir::Node*, int> readers;
   for (const passes::FusedKernel& k : plan.kernels) {
     for (const ir::NodeRef& in : k.inputs) ++readers[in.get()];
@@ -301,7 +321,7 @@ absl::StatusOr<std::vector<ir::HostTensor>> HostExecutor::Run(
   for (const ir::NodeRef& p : graph.params) kept.insert(p.get());
   for (const passes::FusedKernel& kernel : plan.kernels) {
     if (codegen::IsCompilable(kernel)) {
-      if (absl::Status s = impl_->RunKernel(kernel, values); !s.ok()) return s;
+      if (absl::Status s = impl_->RunKernel(kernel, values, allocate); !s.ok()) return s;
     } else {
       {
         std::lock_guard<std::mutex> lock(impl_->mutex);

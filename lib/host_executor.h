@@ -43,7 +43,8 @@ class HostExecutor {
 
   /// Runs `graph` (already optimized) on `args`.
   absl::StatusOr<std::vector<ir::HostTensor>> Run(const ir::Graph& graph,
-                                                  absl::Span<const ir::HostTensor> args);
+                                                  absl::Span<const ir::HostTensor> args,
+                                                  const passes::FusionBudgets& budgets = {});
 
   /// The LLVM IR of one kernel of a plan: as emitted, or after the O3 pipeline.
   absl::StatusOr<std::string> KernelLlvmIr(const passes::FusedKernel& kernel, bool optimized);

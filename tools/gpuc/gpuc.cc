@@ -16,6 +16,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "codegen/kernel_cache.h"
+#include "codegen/kernel_spec.h"
 #include "ir/interpreter.h"
 #include "ir/json.h"
 #include "ir/npy.h"
@@ -23,6 +25,8 @@
 #include "ir/printer.h"
 #include "ir/value_names.h"
 #include "ir/verifier.h"
+#include "lib/host_executor.h"
+#include "passes/buffer_plan.h"
 #include "passes/fusion.h"
 #include "passes/pass_manager.h"
 #include "runtime/cuda_driver.h"
@@ -90,16 +94,25 @@ absl::StatusOr<std::vector<ir::HostTensor>> LoadArguments(const Options& options
   return args;
 }
 
+passes::FusionBudgets Budgets(const Options& options) {
+  passes::FusionBudgets budgets;
+  if (options.max_kernel_arrays > 0) budgets.max_kernel_arrays = options.max_kernel_arrays;
+  return budgets;
+}
+
+std::string StatsText(const detail::HostBackendStats& s) {
+  return absl::StrCat("host: ", s.kernel_runs, " compiled kernel runs (", s.compiles,
+                      " compiled in ", s.compile_microseconds / 1000, " ms, ", s.disk_hits,
+                      " from the disk cache, ", s.memory_hits, " from memory), ",
+                      s.interpreted_kernels, " interpreted, ", s.library_steps, " library steps\n");
+}
+
 absl::Status Run(const Options& options, const ir::Graph& graph) {
-  if (options.target != "interp") {
-    return absl::UnimplementedError(absl::StrCat(
-        "--target=", options.target,
-        ": only the reference interpreter "
-        "(--target=interp) exists yet; the host and cuda back ends are issues 4 and 6"));
-  }
   absl::StatusOr<std::vector<ir::HostTensor>> args = LoadArguments(options, graph);
   if (!args.ok()) return args.status();
-  absl::StatusOr<std::vector<ir::HostTensor>> results = ir::Interpret(graph, *args);
+  absl::StatusOr<std::vector<ir::HostTensor>> results =
+      options.target == "interp" ? ir::Interpret(graph, *args)
+                                 : detail::HostExecutor::Get().Run(graph, *args, Budgets(options));
   if (!results.ok()) return results.status();
   ir::ValueNames names(graph);
   std::string out = absl::StrCat(
@@ -114,19 +127,56 @@ absl::Status Run(const Options& options, const ir::Graph& graph) {
       if (absl::Status s = ir::SaveNpy(path, (*results)[i]); !s.ok()) return s;
     }
   }
+  if (options.stats && options.target == "host") {
+    absl::StrAppend(&out, StatsText(detail::HostExecutor::Get().stats()));
+  }
   std::cout << out;
   return absl::OkStatus();
 }
 
-passes::FusionBudgets Budgets(const Options& options) {
-  passes::FusionBudgets budgets;
-  if (options.max_kernel_arrays > 0) budgets.max_kernel_arrays = options.max_kernel_arrays;
-  return budgets;
+/// Each kernel's LLVM IR; library steps say where they run instead.
+absl::StatusOr<std::string> LlvmText(const ir::Graph& graph, const passes::FusionPlan& plan,
+                                     bool optimized) {
+  std::string out;
+  for (size_t k = 0; k < plan.kernels.size(); ++k) {
+    const passes::FusedKernel& kernel = plan.kernels[k];
+    absl::StrAppend(&out, "; kernel ", k, " (", passes::KernelKindName(kernel.kind), ")\n");
+    if (!codegen::IsCompilable(kernel)) {
+      absl::StrAppend(&out, "; ", ir::OpName(kernel.nodes[0]->op()),
+                      " runs on the host's library implementation\n\n");
+      continue;
+    }
+    absl::StatusOr<std::string> text = detail::HostExecutor::Get().KernelLlvmIr(kernel, optimized);
+    if (absl::IsUnimplemented(text.status())) {
+      absl::StrAppend(&out, "; runs on the interpreter: ", text.status().message(), "\n\n");
+      continue;
+    }
+    if (!text.ok()) return text.status();
+    absl::StrAppend(&out, *text, "\n");
+  }
+  return out;
+}
+
+absl::Status ManageCache(const Options& options) {
+  codegen::DiskCache cache(codegen::DiskCache::DefaultDirectory(),
+                           codegen::DiskCache::DefaultMaxBytes());
+  if (options.cache == "prune") {
+    std::cout << "pruned " << cache.Prune(codegen::DiskCache::DefaultMaxBytes()) << " entries\n";
+  } else if (options.cache == "clear") {
+    std::cout << "removed " << cache.Clear() << " entries\n";
+  }
+  const codegen::DiskCache::Usage usage = cache.Scan();
+  std::cout << cache.directory() << ": " << usage.entries << " kernels, " << usage.bytes
+            << " bytes (cap " << codegen::DiskCache::DefaultMaxBytes() << ")\n";
+  return absl::OkStatus();
 }
 
 std::string InfoText() {
   return absl::StrCat("gpuc ", GPUC_VERSION, "\n", "LLVM: ", GPUC_LLVM_VERSION, "\n",
-                      "targets: interp (reference interpreter)\n", runtime::DescribeCudaDevices());
+                      "targets: host (native code through LLVM ORC JIT), interp (reference "
+                      "interpreter)\n",
+                      "kernel cache: ", codegen::DiskCache::DefaultDirectory(), "\n",
+                      runtime::DescribeCudaDevices());
 }
 
 std::string OpListText() {
@@ -158,6 +208,7 @@ absl::Status Main(const Options& options) {
     std::cout << OpListText();
     return absl::OkStatus();
   }
+  if (!options.cache.empty()) return ManageCache(options);
   if (options.list_passes) {
     for (const auto& [name, description] : passes::RegisteredPasses()) {
       std::cout << name << "\t" << description << "\n";
@@ -174,7 +225,8 @@ absl::Status Main(const Options& options) {
   }
   // The stages after the IR read the optimized graph; --emit=ir and json show it as parsed.
   ir::Graph optimized = *graph;
-  const bool fuses = options.emit == "fused" || options.explain_fusion;
+  const bool fuses = options.emit == "fused" || options.emit == "plan" || options.emit == "llvm" ||
+                     options.emit == "llvm-opt" || options.explain_fusion;
   if (options.run || options.emit == "opt" || fuses || options.print_after_all ||
       options.time_passes) {
     passes::PassManagerOptions pass_options;
@@ -199,10 +251,21 @@ absl::Status Main(const Options& options) {
     const passes::FusionPlan plan = passes::PlanFusion(optimized, Budgets(options));
     if (absl::Status s = WriteOutput(options, passes::PrintFusionPlan(optimized, plan)); !s.ok())
       return s;
+  } else if (options.emit == "plan") {
+    const passes::FusionPlan plan = passes::PlanFusion(optimized, Budgets(options));
+    const passes::BufferPlan buffers = passes::PlanBuffers(optimized, plan);
+    if (absl::Status s = WriteOutput(options, passes::PrintBufferPlan(optimized, plan, buffers));
+        !s.ok())
+      return s;
+  } else if (options.emit == "llvm" || options.emit == "llvm-opt") {
+    const passes::FusionPlan plan = passes::PlanFusion(optimized, Budgets(options));
+    absl::StatusOr<std::string> text = LlvmText(optimized, plan, options.emit == "llvm-opt");
+    if (!text.ok()) return text.status();
+    if (absl::Status s = WriteOutput(options, *text); !s.ok()) return s;
   } else if (!options.emit.empty()) {
     return absl::UnimplementedError(absl::StrCat("--emit=", options.emit,
-                                                 ": this stage does not exist yet (code generation "
-                                                 "arrives with issues 4 and 6)"));
+                                                 ": this stage does not exist yet (PTX "
+                                                 "arrives with issue 6)"));
   }
   if (options.explain_fusion) {
     const passes::FusionPlan plan = passes::PlanFusion(optimized, Budgets(options));

@@ -13,9 +13,11 @@ std::string UsageText() {
 
 Reads a gpuc IR function and dumps a stage or runs it.
 
-  --emit=ir|json|opt|fused
+  --emit=ir|json|opt|fused|plan|llvm|llvm-opt
                         print the verified graph as .gir text or JSON, (opt) after the
-                        pass pipeline, or (fused) cut into kernels
+                        pass pipeline, (fused) cut into kernels, (plan) with its buffer
+                        plan, or each kernel's LLVM IR as emitted (llvm) or after O3
+                        for this CPU (llvm-opt)
   --explain-fusion      print every fusion decision and the reason for each kernel boundary
   --max-kernel-arrays=N override the fusion budget of arrays per kernel (default 64)
   --passes=A,B,...      the pass pipeline for --emit=opt and --run (default
@@ -28,8 +30,14 @@ Reads a gpuc IR function and dumps a stage or runs it.
   --inputs=random|A.npy,B.npy
                         arguments for --run: seeded random values (default) or .npy files
   --seed=N              seed for --inputs=random (default 0)
-  --target=interp       where --run executes; the reference interpreter is the only target
-                        until the compiled back ends land
+  --target=host|interp  where --run executes: compiled for this CPU through LLVM (default)
+                        or the reference interpreter
+  --stats               after --run, how each kernel was obtained (compiled, disk cache,
+                        memory) and ran
+  --cache=stats|prune|clear
+                        the disk kernel cache ($GPUC_CACHE_DIR, default ~/.cache/gpuc):
+                        its size, evict down to $GPUC_CACHE_MAX_BYTES (default 1 GiB), or
+                        remove every entry
   --save-outputs=DIR    write each result of --run to DIR/result<i>.npy
   --show=N              leading values printed per result (default 8)
   --no-verify           skip the verifier (for debugging the verifier itself)
@@ -78,6 +86,14 @@ absl::StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
         return absl::InvalidArgumentError(
             absl::StrCat("--fuel needs a non-negative integer, got '", value_of("--fuel"), "'"));
       }
+    } else if (arg == "--stats") {
+      options.stats = true;
+    } else if (is_flag("--cache")) {
+      options.cache = value_of("--cache");
+      if (options.cache != "stats" && options.cache != "prune" && options.cache != "clear") {
+        return absl::InvalidArgumentError(
+            absl::StrCat("--cache=", options.cache, " is not one of stats, prune, clear"));
+      }
     } else if (arg == "--run") {
       options.run = true;
     } else if (arg == "--no-verify") {
@@ -112,16 +128,22 @@ absl::StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
       return absl::InvalidArgumentError(absl::StrCat("unknown option '", arg, "' (see --help)"));
     }
   }
-  static constexpr absl::string_view kStages[] = {"",      "ir",   "json", "opt",
-                                                  "fused", "plan", "llvm", "ptx"};
+  static constexpr absl::string_view kStages[] = {"",     "ir",   "json",     "opt", "fused",
+                                                  "plan", "llvm", "llvm-opt", "ptx"};
   bool known = false;
   for (absl::string_view s : kStages) known = known || options.emit == s;
   if (!known) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--emit=", options.emit, " is not a stage (ir, json, opt, fused, plan, llvm, ptx)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--emit=", options.emit,
+                     " is not a stage (ir, json, opt, fused, plan, llvm, llvm-opt, ptx)"));
   }
-  bool standalone =
-      options.help || options.version || options.info || options.list_ops || options.list_passes;
+  if (options.target != "host" && options.target != "interp") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--target=", options.target,
+                     " is not a target (host, interp; the cuda target arrives with issue 6)"));
+  }
+  bool standalone = options.help || options.version || options.info || options.list_ops ||
+                    options.list_passes || !options.cache.empty();
   if (!standalone && options.input_path.empty()) {
     return absl::InvalidArgumentError("no input file (see --help)");
   }

@@ -17,14 +17,16 @@ namespace gpuc::tool {
 
 struct Options {
   std::string input_path;   // .gir or .json; "-" for stdin
-  std::string emit;         // ir | json | opt | fused | plan | llvm | ptx; empty: none
+  std::string emit;         // ir | json | opt | fused | plan | llvm | llvm-opt | ptx; empty: none
   std::string output_path;  // -o; empty for stdout
   bool run = false;
   std::string inputs = "random";  // random | a.npy,b.npy
   uint64_t seed = 0;
-  std::string target = "interp";  // where --run executes
-  std::string save_outputs;       // directory to write result .npy files into
-  int show_values = 8;            // how many leading values a summary prints
+  std::string target = "host";  // where --run executes: host | interp
+  bool stats = false;           // --run: print the host back end's kernel statistics
+  std::string cache;            // stats | prune | clear: manage the disk kernel cache
+  std::string save_outputs;     // directory to write result .npy files into
+  int show_values = 8;          // how many leading values a summary prints
   bool verify = true;
   std::string passes;            // --passes=a,b (empty: none)
   bool passes_given = false;     // without --passes, passes::DefaultPipeline() runs
