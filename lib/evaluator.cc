@@ -10,7 +10,6 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "ir/interpreter.h"
-#include "lib/host_executor.h"
 #include "lib/recorder.h"
 #include "lib/status_to_error.h"
 #include "passes/pass_manager.h"
@@ -78,16 +77,36 @@ void OptimizeGraph(ir::Graph& graph) {
   internal::ThrowIfError(pipeline->Run(graph));
 }
 
-std::vector<ir::HostTensor> RunGraph(const ir::Graph& graph,
-                                     const std::vector<ir::HostTensor>& args) {
-  // GPUC_BACKEND=interpreter runs the reference interpreter instead: the oracle, for telling
-  // a code generation bug from a front-end one.
+namespace {
+
+// GPUC_BACKEND=interpreter runs the reference interpreter instead: the oracle, for telling
+// a code generation bug from a front-end one.
+bool Interprets() {
   static const bool interpret = [] {
     const char* backend = std::getenv("GPUC_BACKEND");
     return backend && std::string(backend) == "interpreter";
   }();
-  if (interpret) return internal::ValueOrThrow(ir::Interpret(graph, args));
+  return interpret;
+}
+
+}  // namespace
+
+std::vector<ir::HostTensor> RunGraph(const ir::Graph& graph,
+                                     const std::vector<ir::HostTensor>& args) {
+  if (Interprets()) return internal::ValueOrThrow(ir::Interpret(graph, args));
   return internal::ValueOrThrow(HostExecutor::Get().Run(graph, args));
+}
+
+std::shared_ptr<const PreparedPlan> PrepareGraph(const ir::Graph& graph) {
+  if (Interprets()) return nullptr;
+  return internal::ValueOrThrow(HostExecutor::Get().Prepare(graph));
+}
+
+std::vector<ir::HostTensor> RunPrepared(const ir::Graph& graph,
+                                        const std::shared_ptr<const PreparedPlan>& prepared,
+                                        const std::vector<ir::HostTensor>& args) {
+  if (!prepared) return RunGraph(graph, args);
+  return internal::ValueOrThrow(HostExecutor::Get().Run(*prepared, args));
 }
 
 void EvaluateArrays(const std::vector<ArrayImpl*>& targets) {

@@ -18,6 +18,7 @@
 #include "ir/graph.h"
 #include "ir/host_tensor.h"
 #include "lib/array_impl.h"
+#include "lib/host_executor.h"
 
 namespace gpuc::detail {
 
@@ -43,6 +44,13 @@ void OptimizeGraph(ir::Graph& graph);
 
 std::vector<ir::HostTensor> RunGraph(const ir::Graph& graph,
                                      const std::vector<ir::HostTensor>& args);
+
+/// Fuses, plans and compiles `graph` once for many runs (null when evaluation interprets).
+std::shared_ptr<const PreparedPlan> PrepareGraph(const ir::Graph& graph);
+/// RunGraph for a graph PrepareGraph prepared.
+std::vector<ir::HostTensor> RunPrepared(const ir::Graph& graph,
+                                        const std::shared_ptr<const PreparedPlan>& prepared,
+                                        const std::vector<ir::HostTensor>& args);
 
 }  // namespace gpuc::detail
 

@@ -15,6 +15,7 @@ namespace gpuc::detail {
 struct Plan {
   ir::Graph graph;
   std::vector<ir::HostTensor> captured;
+  std::shared_ptr<const PreparedPlan> prepared;  // fused and compiled once
 };
 
 class FunctionImpl {
@@ -74,7 +75,8 @@ std::shared_ptr<const Plan> Trace(const std::vector<Array>& args, const TraceFn&
   auto plan = std::make_shared<Plan>();
   plan->graph = ir::Graph::FromResults("compiled", std::move(params), std::move(results));
   plan->captured = CollectBoundInputs(plan->graph);
-  OptimizeGraph(plan->graph);  // once per signature: later calls pay no pass cost
+  OptimizeGraph(plan->graph);                  // once per signature: later calls pay no pass,
+  plan->prepared = PrepareGraph(plan->graph);  // fusion or compile cost
   return plan;
 }
 
@@ -98,7 +100,7 @@ std::vector<Array> CallFunction(FunctionImpl& function, const std::vector<Array>
   for (ArrayImpl* impl : impls) inputs.push_back(impl->buffer().tensor());
   inputs.insert(inputs.end(), plan->captured.begin(), plan->captured.end());
 
-  std::vector<ir::HostTensor> values = RunGraph(plan->graph, inputs);
+  std::vector<ir::HostTensor> values = RunPrepared(plan->graph, plan->prepared, inputs);
   std::vector<Array> out;
   out.reserve(values.size());
   for (ir::HostTensor& v : values) out.emplace_back(MakeEvaluated(std::move(v)));

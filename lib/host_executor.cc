@@ -54,6 +54,22 @@ constexpr int64_t kElementsPerChunk = 1 << 15;
 
 }  // namespace
 
+/// One kernel of a prepared plan and how it runs.
+struct PlanStep {
+  const passes::FusedKernel* kernel = nullptr;
+  std::optional<codegen::KernelSpec> spec;   // compiled kernels
+  const CompiledKernel* compiled = nullptr;  // null: a library step or an interpreted kernel
+};
+
+struct PreparedPlan {
+  ir::Graph graph;  // keeps every node the plan points at alive
+  passes::FusionPlan fusion;
+  passes::BufferPlan buffers;
+  std::vector<PlanStep> steps;
+  absl::flat_hash_map<const ir::Node*, int> readers;  // kernels reading each value
+  absl::flat_hash_set<const ir::Node*> kept;          // arguments and results
+};
+
 struct HostExecutor::Impl {
   std::mutex mutex;
   absl::Status init_status;
@@ -72,7 +88,7 @@ struct HostExecutor::Impl {
   /// The compiled kernel, or Unimplemented when code generation has no lowering for it.
   absl::StatusOr<const CompiledKernel*> GetOrCompile(const codegen::KernelSpec& spec);
   /// `allocate` gives the storage of each output (the buffer plan's arena or its own).
-  absl::Status RunKernel(const passes::FusedKernel& kernel,
+  absl::Status RunKernel(const PlanStep& step,
                          absl::flat_hash_map<const ir::Node*, ir::HostTensor>& values,
                          const std::function<ir::HostTensor(const ir::Node*)>& allocate);
   absl::Status InterpretKernel(const passes::FusedKernel& kernel,
@@ -186,21 +202,9 @@ absl::Status HostExecutor::Impl::InterpretKernel(
 }
 
 absl::Status HostExecutor::Impl::RunKernel(
-    const passes::FusedKernel& kernel, absl::flat_hash_map<const ir::Node*, ir::HostTensor>& values,
+    const PlanStep& step, absl::flat_hash_map<const ir::Node*, ir::HostTensor>& values,
     const std::function<ir::HostTensor(const ir::Node*)>& allocate) {
-  absl::StatusOr<codegen::KernelSpec> built = codegen::BuildKernelSpec(kernel);
-  if (!built.ok()) return built.status();
-  const codegen::KernelSpec& spec = *built;
-  absl::StatusOr<const CompiledKernel*> compiled_kernel = GetOrCompile(spec);
-  if (!compiled_kernel.ok()) {
-    if (!absl::IsUnimplemented(compiled_kernel.status())) return compiled_kernel.status();
-    {
-      std::lock_guard<std::mutex> lock(mutex);
-      ++stats.interpreted_kernels;
-      stats.last_interpreted_reason = std::string(compiled_kernel.status().message());
-    }
-    return InterpretKernel(kernel, values);
-  }
+  const codegen::KernelSpec& spec = *step.spec;
   std::vector<char*> buffers;
   std::vector<ir::HostTensor> written;
   for (const ir::Node* in : spec.inputs) {
@@ -221,7 +225,7 @@ absl::Status HostExecutor::Impl::RunKernel(
   }
   runtime::ThreadPool& pool = runtime::ThreadPool::Global();
   std::vector<std::array<int64_t, codegen::kErrorSlots>> errors;
-  const std::vector<PhaseFunction>& phases = (*compiled_kernel)->phases;
+  const std::vector<PhaseFunction>& phases = step.compiled->phases;
   auto run = [&](int64_t rows, int64_t work_per_row,
                  const std::function<void(int64_t, int64_t, int64_t*)>& body) {
     const int64_t grain =
@@ -278,10 +282,49 @@ absl::Status HostExecutor::Impl::RunKernel(
   return absl::OkStatus();
 }
 
+absl::StatusOr<std::shared_ptr<const PreparedPlan>> HostExecutor::Prepare(
+    const ir::Graph& graph, const passes::FusionBudgets& budgets) {
+  if (!impl_->init_status.ok()) return impl_->init_status;
+  auto plan = std::make_shared<PreparedPlan>();
+  plan->graph = graph;
+  plan->fusion = passes::PlanFusion(plan->graph, budgets);
+  plan->buffers = passes::PlanBuffers(plan->graph, plan->fusion);
+  for (const passes::FusedKernel& kernel : plan->fusion.kernels) {
+    PlanStep step;
+    step.kernel = &kernel;
+    for (const ir::NodeRef& in : kernel.inputs) ++plan->readers[in.get()];
+    if (codegen::IsCompilable(kernel)) {
+      absl::StatusOr<codegen::KernelSpec> spec = codegen::BuildKernelSpec(kernel);
+      if (!spec.ok()) return spec.status();
+      absl::StatusOr<const CompiledKernel*> compiled = impl_->GetOrCompile(*spec);
+      if (compiled.ok()) {
+        step.spec = *std::move(spec);
+        step.compiled = *compiled;
+      } else if (!absl::IsUnimplemented(compiled.status())) {
+        return compiled.status();
+      } else {
+        std::lock_guard<std::mutex> lock(impl_->mutex);
+        impl_->stats.last_interpreted_reason = std::string(compiled.status().message());
+      }
+    }
+    plan->steps.push_back(std::move(step));
+  }
+  for (const ir::NodeRef& r : plan->graph.results) plan->kept.insert(r.get());
+  for (const ir::NodeRef& p : plan->graph.params) plan->kept.insert(p.get());
+  return plan;
+}
+
 absl::StatusOr<std::vector<ir::HostTensor>> HostExecutor::Run(
     const ir::Graph& graph, absl::Span<const ir::HostTensor> args,
     const passes::FusionBudgets& budgets) {
-  if (!impl_->init_status.ok()) return impl_->init_status;
+  absl::StatusOr<std::shared_ptr<const PreparedPlan>> plan = Prepare(graph, budgets);
+  if (!plan.ok()) return plan.status();
+  return Run(**plan, args);
+}
+
+absl::StatusOr<std::vector<ir::HostTensor>> HostExecutor::Run(
+    const PreparedPlan& plan, absl::Span<const ir::HostTensor> args) {
+  const ir::Graph& graph = plan.graph;
   if (args.size() != graph.params.size()) {
     return absl::InvalidArgumentError(absl::StrCat("@", graph.name, " takes ", graph.params.size(),
                                                    " arguments, got ", args.size()));
@@ -296,41 +339,34 @@ absl::StatusOr<std::vector<ir::HostTensor>> HostExecutor::Run(
     }
     values[&p] = args[i];
   }
-  const passes::FusionPlan plan = passes::PlanFusion(graph, budgets);
-  const passes::BufferPlan buffers = passes::PlanBuffers(graph, plan);
   // One allocation for every intermediate (buffer_plan.h); results get storage of their own
   // because they outlive the evaluation.
   std::shared_ptr<std::byte[]> arena;
-  if (buffers.arena_bytes > 0) {
-    arena = std::make_shared<std::byte[]>(static_cast<size_t>(buffers.arena_bytes));
+  if (plan.buffers.arena_bytes > 0) {
+    arena = std::make_shared<std::byte[]>(static_cast<size_t>(plan.buffers.arena_bytes));
   }
   auto allocate = [&](const ir::Node* n) {
-    const passes::BufferAssignment* b = buffers.Find(n);
+    const passes::BufferAssignment* b = plan.buffers.Find(n);
     if (b && b->kind == passes::BufferAssignment::Kind::kIntermediate) {
       return ir::HostTensor::Wrap(n->type(), arena.get() + b->offset, arena);
     }
     return ir::HostTensor(n->type());
   };
   // Values leave the map after their last reader (their storage is the arena's).
-  absl::flat_hash_map<const ir::Node*, int> readers;
-  for (const passes::FusedKernel& k : plan.kernels) {
-    for (const ir::NodeRef& in : k.inputs) ++readers[in.get()];
-  }
-  absl::flat_hash_set<const ir::Node*> kept;
-  for (const ir::NodeRef& r : graph.results) kept.insert(r.get());
-  for (const ir::NodeRef& p : graph.params) kept.insert(p.get());
-  for (const passes::FusedKernel& kernel : plan.kernels) {
-    if (codegen::IsCompilable(kernel)) {
-      if (absl::Status s = impl_->RunKernel(kernel, values, allocate); !s.ok()) return s;
+  absl::flat_hash_map<const ir::Node*, int> readers = plan.readers;
+  for (const PlanStep& step : plan.steps) {
+    if (step.compiled) {
+      if (absl::Status s = impl_->RunKernel(step, values, allocate); !s.ok()) return s;
     } else {
       {
         std::lock_guard<std::mutex> lock(impl_->mutex);
-        ++impl_->stats.library_steps;
+        ++(codegen::IsCompilable(*step.kernel) ? impl_->stats.interpreted_kernels
+                                               : impl_->stats.library_steps);
       }
-      if (absl::Status s = impl_->InterpretKernel(kernel, values); !s.ok()) return s;
+      if (absl::Status s = impl_->InterpretKernel(*step.kernel, values); !s.ok()) return s;
     }
-    for (const ir::NodeRef& in : kernel.inputs) {
-      if (--readers[in.get()] == 0 && !kept.contains(in.get())) values.erase(in.get());
+    for (const ir::NodeRef& in : step.kernel->inputs) {
+      if (--readers[in.get()] == 0 && !plan.kept.contains(in.get())) values.erase(in.get());
     }
   }
   std::vector<ir::HostTensor> results;

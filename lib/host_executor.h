@@ -35,13 +35,23 @@ struct HostBackendStats {
   std::string last_interpreted_reason;
 };
 
+/// A graph cut into kernels, each compiled (or marked to interpret), with its buffer plan:
+/// what a gpuc::compile Function keeps so that a call does no planning or compiling.
+struct PreparedPlan;
+
 class HostExecutor {
  public:
   /// The process-wide executor (its JIT, caches and statistics).
   static HostExecutor& Get();
   ~HostExecutor();
 
-  /// Runs `graph` (already optimized) on `args`.
+  /// Fuses, plans and compiles `graph` (already optimized).
+  absl::StatusOr<std::shared_ptr<const PreparedPlan>> Prepare(
+      const ir::Graph& graph, const passes::FusionBudgets& budgets = {});
+  absl::StatusOr<std::vector<ir::HostTensor>> Run(const PreparedPlan& plan,
+                                                  absl::Span<const ir::HostTensor> args);
+
+  /// Prepare, then Run.
   absl::StatusOr<std::vector<ir::HostTensor>> Run(const ir::Graph& graph,
                                                   absl::Span<const ir::HostTensor> args,
                                                   const passes::FusionBudgets& budgets = {});
