@@ -50,9 +50,10 @@ class DiskCache {
 
   int64_t corrupt_entries() const { return corrupt_; }
 
- private:
+  /// The file that holds (or would hold) `key`'s entry.
   std::string PathFor(const std::string& key) const;
 
+ private:
   std::string directory_;
   int64_t max_bytes_;
   std::atomic<int64_t> corrupt_{0};
