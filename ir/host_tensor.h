@@ -29,6 +29,16 @@ class HostTensor {
         size_in_bytes_(type_.shape.num_elements() * DTypeSize(type_.dtype)),
         bytes_(std::make_shared<std::byte[]>(static_cast<size_t>(size_in_bytes_))) {}
 
+  /// Storage for `type` whose bytes are left unset, for outputs a kernel overwrites whole:
+  /// zero-filling them first would cost a pass over memory as large as the kernel's own.
+  static HostTensor Uninitialized(TensorType type) {
+    HostTensor t;
+    t.size_in_bytes_ = type.shape.num_elements() * DTypeSize(type.dtype);
+    t.type_ = std::move(type);
+    t.bytes_ = std::make_shared_for_overwrite<std::byte[]>(static_cast<size_t>(t.size_in_bytes_));
+    return t;
+  }
+
   /// Storage owned elsewhere (an imported DLPack tensor): `data` holds num_elements * itemsize
   /// bytes, row-major and suitably aligned, and stays valid while `owner` lives.
   static HostTensor Wrap(TensorType type, std::byte* data, std::shared_ptr<const void> owner) {

@@ -7,6 +7,7 @@
 #include <array>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <optional>
 
@@ -46,6 +47,14 @@ std::string BuildId() {
     }
   }
   return id;
+}
+
+bool Poisons() {
+  static const bool poison = [] {
+    const char* env = std::getenv("GPUC_POISON");
+    return env && std::string(env) == "1";
+  }();
+  return poison;
 }
 
 /// Work per chunk of a parallel loop: enough elements that a chunk costs far more than
@@ -343,14 +352,18 @@ absl::StatusOr<std::vector<ir::HostTensor>> HostExecutor::Run(
   // because they outlive the evaluation.
   std::shared_ptr<std::byte[]> arena;
   if (plan.buffers.arena_bytes > 0) {
-    arena = std::make_shared<std::byte[]>(static_cast<size_t>(plan.buffers.arena_bytes));
+    arena =
+        std::make_shared_for_overwrite<std::byte[]>(static_cast<size_t>(plan.buffers.arena_bytes));
   }
   auto allocate = [&](const ir::Node* n) {
     const passes::BufferAssignment* b = plan.buffers.Find(n);
-    if (b && b->kind == passes::BufferAssignment::Kind::kIntermediate) {
-      return ir::HostTensor::Wrap(n->type(), arena.get() + b->offset, arena);
-    }
-    return ir::HostTensor(n->type());
+    ir::HostTensor t = b && b->kind == passes::BufferAssignment::Kind::kIntermediate
+                           ? ir::HostTensor::Wrap(n->type(), arena.get() + b->offset, arena)
+                           : ir::HostTensor::Uninitialized(n->type());
+    // Kernels write every element of their outputs; GPUC_POISON=1 (the tests set it) fills
+    // them with a NaN-like pattern first, so an element a kernel forgot shows up.
+    if (Poisons() && t.size_in_bytes() > 0) std::memset(t.data(), 0xA5, t.size_in_bytes());
+    return t;
   };
   // Values leave the map after their last reader (their storage is the arena's).
   absl::flat_hash_map<const ir::Node*, int> readers = plan.readers;

@@ -14,3 +14,5 @@ config.environment["PATH"] = os.pathsep.join(
 config.substitutions.append(("%examples", config.examples_dir))
 # Kernels compiled by the tests go to a cache of their own, never the user's.
 config.environment["GPUC_CACHE_DIR"] = os.path.join(config.test_exec_root, "kernel-cache")
+# Outputs start as a poison pattern, so an element a kernel does not write shows up.
+config.environment["GPUC_POISON"] = "1"
