@@ -199,7 +199,8 @@ llvm::Value* ElementEmitter::EmitElementwise(const Node& node, const Index& inde
   std::vector<DType> dtypes;
   std::vector<ir::TensorType> types;
   for (const ir::NodeRef& op : node.operands()) {
-    args.push_back(Emit(op.get(), BroadcastIndex(index, node.shape(), op->shape())));
+    args.push_back(
+        Emit(op.get(), BroadcastIndex(index, spec_.ShapeOf(&node), spec_.ShapeOf(op.get()))));
     dtypes.push_back(op->dtype());
     types.push_back(op->type());
   }
@@ -331,7 +332,7 @@ llvm::Value* ElementEmitter::EmitUncached(const Node* node, const Index& index) 
   const bool stored =
       !spec_.member_set.contains(node) || node->info().kind == ir::OpKind::kReduction;
   if (stored)
-    return values_.Load(node->dtype(), ElementPointer(node, Linearize(index, node->shape())));
+    return values_.Load(node->dtype(), ElementPointer(node, Linearize(index, spec_.ShapeOf(node))));
   const Node& n = *node;
   switch (n.op()) {
     case OpCode::kBroadcastTo:

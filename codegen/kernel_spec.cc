@@ -40,11 +40,12 @@ class SpecBuilder {
   }
   std::string SymbolicType(const Node& n) const {
     std::vector<std::string> dims;
-    for (int64_t d : n.shape().dims()) {
+    for (int64_t d : spec_.ShapeOf(&n).dims()) {
       dims.push_back(d == 1 ? "1" : absl::StrCat("s", spec_.symbol_of.at(d)));
     }
     return absl::StrCat(ir::DTypeName(n.dtype()), "[", absl::StrJoin(dims, ","), "]");
   }
+  void CollapseAxes();
   void PlanPhases();
   bool CheckRowLocal() const;
   std::string KeyText() const;
@@ -53,6 +54,52 @@ class SpecBuilder {
   KernelSpec spec_;
   absl::flat_hash_map<const Node*, int> level_;  // reductions a value waits for, nested
 };
+
+void SpecBuilder::CollapseAxes() {
+  if (spec_.kind != passes::KernelKind::kLoop || spec_.outputs.empty()) return;
+  const ir::Shape& loop = spec_.outputs[0]->shape();
+  if (loop.num_elements() == 0) return;
+  for (const Node* out : spec_.outputs) {
+    if (!(out->shape() == loop)) return;  // several loop shapes: index each in its own
+  }
+  for (const Node* m : spec_.members) {
+    if (m->info().kind != ir::OpKind::kElementwise && m->op() != ir::OpCode::kConstant) return;
+  }
+  std::vector<const Node*> nodes = spec_.inputs;
+  nodes.insert(nodes.end(), spec_.members.begin(), spec_.members.end());
+  const int rank = loop.rank();
+  // Whether `n` spans axis d of the loop (or broadcasts along it), right-aligned as NumPy.
+  auto spans = [&](const Node* n, int d) {
+    const int shift = rank - n->shape().rank();
+    return d >= shift && n->shape()[d - shift] != 1;
+  };
+  std::vector<std::vector<int>> groups;  // runs of loop axes that become one
+  for (int d = 0; d < rank; ++d) {
+    if (loop[d] == 1) continue;  // every shape has 1 there
+    bool joins = !groups.empty();
+    for (const Node* n : nodes) {
+      if (!joins) break;
+      joins = spans(n, d) == spans(n, groups.back().back());
+    }
+    if (joins) {
+      groups.back().push_back(d);
+    } else {
+      groups.push_back({d});
+    }
+  }
+  if (static_cast<int>(groups.size()) == rank) return;  // nothing to collapse
+  for (const Node* n : nodes) {
+    std::vector<int64_t> dims;
+    for (const std::vector<int>& g : groups) {
+      int64_t extent = 1;
+      if (spans(n, g[0])) {
+        for (int d : g) extent *= loop[d];
+      }
+      dims.push_back(extent);
+    }
+    spec_.collapsed[n] = ir::Shape(std::move(dims));
+  }
+}
 
 void SpecBuilder::PlanPhases() {
   int max_level = 0;
@@ -79,12 +126,12 @@ void SpecBuilder::PlanPhases() {
   for (const Node* out : spec_.outputs) {
     if (IsReduction(out)) continue;  // written by its reduce phase
     auto same_shape = [&](const Phase& p) {
-      return p.kind == Phase::Kind::kStore && p.shape == out->shape();
+      return p.kind == Phase::Kind::kStore && p.shape == spec_.ShapeOf(out);
     };
     auto it = std::find_if(spec_.phases.begin(), spec_.phases.end(), same_shape);
     if (it == spec_.phases.end()) {
       Phase phase;
-      phase.shape = out->shape();
+      phase.shape = spec_.ShapeOf(out);
       spec_.phases.push_back(std::move(phase));
       it = spec_.phases.end() - 1;
     }
@@ -181,8 +228,9 @@ absl::StatusOr<KernelSpec> SpecBuilder::Build() {
   for (const auto* list : {&spec_.inputs, &spec_.outputs, &spec_.scratch}) {
     for (const Node* n : *list) spec_.buffer_index[n] = index++;
   }
-  for (const Node* n : spec_.inputs) AssignSymbols(n->shape());
-  for (const Node* n : spec_.members) AssignSymbols(n->shape());
+  CollapseAxes();
+  for (const Node* n : spec_.inputs) AssignSymbols(spec_.ShapeOf(n));
+  for (const Node* n : spec_.members) AssignSymbols(spec_.ShapeOf(n));
   AssignSymbols(spec_.reduced_shape);
   PlanPhases();
   spec_.row_local = CheckRowLocal();

@@ -78,6 +78,16 @@ struct KernelSpec {
   /// How many rows `phase` has.
   int64_t RowCount(const Phase& phase) const;
 
+  /// The shape each node is indexed in. A loop kernel of elementwise ops iterates its
+  /// output with contiguous axes collapsed: adjacent axes that every input either spans
+  /// fully or broadcasts along together become one ([8,16,32] + [16,32] is [8,512] + [1,512];
+  /// a same-shape kernel is one flat loop). Other kernels use the nodes' own shapes.
+  const ir::Shape& ShapeOf(const ir::Node* node) const {
+    auto it = collapsed.find(node);
+    return it == collapsed.end() ? node->shape() : it->second;
+  }
+  absl::flat_hash_map<const ir::Node*, ir::Shape> collapsed;
+
   absl::flat_hash_map<const ir::Node*, int> buffer_index;
 };
 

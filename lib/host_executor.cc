@@ -14,6 +14,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "codegen/host_compiler.h"
 #include "codegen/host_support.h"
 #include "codegen/kernel_cache.h"
@@ -406,7 +407,16 @@ absl::StatusOr<std::string> HostExecutor::KernelLlvmIr(const passes::FusedKernel
     std::lock_guard<std::mutex> lock(impl_->mutex);
     impl_->compiler->Optimize(**module);
   }
-  return codegen::PrintModule(**module);
+  // What the functions iterate, in the spec's (collapsed) shapes, and their extent arguments.
+  std::string header;
+  for (size_t i = 0; i < spec->phases.size(); ++i) {
+    const codegen::Phase& p = spec->phases[i];
+    absl::StrAppend(&header, "; phase ", i, ": ",
+                    p.kind == codegen::Phase::Kind::kReduce ? "reduce rows of " : "store ",
+                    p.shape.ToString(), spec->row_local ? " (row-local)" : "", "\n");
+  }
+  absl::StrAppend(&header, "; extents: [", absl::StrJoin(spec->extents, ", "), "]\n");
+  return header + codegen::PrintModule(**module);
 }
 
 }  // namespace gpuc::detail

@@ -134,8 +134,10 @@ TEST(KernelKeyTest, StructureDecidesTheKeyAndSizesDoNot) {
   EXPECT_NE(KeyOf(AddGraph("add", 4, 8, 4)), KeyOf(AddGraph("sub", 4, 8, 4)));
   // A broadcast operand reads differently: another kernel.
   EXPECT_NE(KeyOf(AddGraph("add", 4, 8, 4)), KeyOf(AddGraph("add", 4, 8, 1)));
-  // Equal extents share a symbol, so a square shape is a structure of its own.
-  EXPECT_NE(KeyOf(AddGraph("add", 4, 8, 4)), KeyOf(AddGraph("add", 8, 8, 8)));
+  // Equal extents share a symbol, so a square shape is a structure of its own...
+  EXPECT_NE(KeyOf(AddGraph("add", 4, 8, 1)), KeyOf(AddGraph("add", 8, 8, 1)));
+  // ... unless its axes collapse: same-shape elementwise kernels are one flat loop.
+  EXPECT_EQ(KeyOf(AddGraph("add", 4, 8, 4)), KeyOf(AddGraph("add", 8, 8, 8)));
 }
 
 TEST(KernelReuseTest, OneCompileServesEverySizeAndTheSecondRunHitsMemory) {
