@@ -31,13 +31,13 @@ llvm::Value* ElementEmitter::Emit(const Node* node, const Index& index) {
 
 llvm::Value* ElementEmitter::Extent(int64_t extent) {
   llvm::IRBuilder<>& b = values_.builder();
-  if (extent == 1) return b.getInt64(1);
+  if (extent == 1) return IndexConstant(1);
   return frame_.extents[spec_.symbol_of.at(extent)];
 }
 
 llvm::Value* ElementEmitter::Linearize(const Index& index, const ir::Shape& shape) {
   llvm::IRBuilder<>& b = values_.builder();
-  llvm::Value* linear = b.getInt64(0);
+  llvm::Value* linear = IndexConstant(0);
   // Positions are below 2^56 (ir::kMaxElements), so nothing here wraps.
   for (int d = 0; d < shape.rank(); ++d) {
     linear = b.CreateAdd(b.CreateMul(linear, Extent(shape[d]), "", true, true), index[d], "", true,
@@ -51,7 +51,7 @@ Index ElementEmitter::Delinearize(llvm::Value* linear, const ir::Shape& shape) {
   Index index(shape.rank());
   for (int d = shape.rank() - 1; d >= 0; --d) {
     if (shape[d] == 1) {
-      index[d] = b.getInt64(0);
+      index[d] = IndexConstant(0);
       continue;
     }
     llvm::Value* extent = Extent(shape[d]);
@@ -71,7 +71,7 @@ Index ElementEmitter::BroadcastIndex(const Index& index, const ir::Shape& shape,
   const int shift = shape.rank() - operand_shape.rank();
   Index out(operand_shape.rank());
   for (int i = 0; i < operand_shape.rank(); ++i) {
-    out[i] = operand_shape[i] == 1 ? values_.builder().getInt64(0) : index[i + shift];
+    out[i] = operand_shape[i] == 1 ? IndexConstant(0) : index[i + shift];
   }
   return out;
 }
@@ -248,7 +248,7 @@ llvm::Value* ElementEmitter::EmitReshape(const Node& node, const Index& index) {
     same = node.shape()[out_axes[i]] == in.shape()[in_axes[i]];
   }
   if (!same) return Emit(&in, Delinearize(Linearize(index, node.shape()), in.shape()));
-  Index in_index(in.shape().rank(), values_.builder().getInt64(0));
+  Index in_index(in.shape().rank(), IndexConstant(0));
   for (size_t i = 0; i < out_axes.size(); ++i) in_index[in_axes[i]] = index[out_axes[i]];
   return Emit(&in, in_index);
 }
@@ -260,7 +260,7 @@ llvm::Value* ElementEmitter::EmitPad(const Node& node, const Index& index) {
   Index in_index(index.size());
   llvm::Value* inside = b.getTrue();
   for (size_t d = 0; d < index.size(); ++d) {
-    in_index[d] = b.CreateSub(index[d], b.getInt64(low[d]));
+    in_index[d] = b.CreateSub(index[d], IndexConstant(low[d]));
     // One unsigned compare checks 0 <= i < extent.
     inside = b.CreateAnd(inside, b.CreateICmpULT(in_index[d], Extent(in.shape()[d])));
   }
@@ -284,7 +284,7 @@ llvm::Value* ElementEmitter::EmitConcatenate(const Node& node, const Index& inde
     return Conditional(b.CreateICmpULT(index[axis], end), read,
                        [&, end] { return from(k + 1, end); });
   };
-  return from(0, b.getInt64(0));
+  return from(0, IndexConstant(0));
 }
 
 llvm::Value* ElementEmitter::EmitTake(const Node& node, const Index& index) {
@@ -295,7 +295,9 @@ llvm::Value* ElementEmitter::EmitTake(const Node& node, const Index& index) {
   const int count_rank = indices.shape().rank();
   Index which(index.begin() + axis, index.begin() + axis + count_rank);
   llvm::Value* raw = Emit(&indices, which);
-  llvm::Value* extent = Extent(data.shape()[axis]);
+  // Bounds are checked in 64 bits (an index may be any int64); a valid position fits the
+  // kernel's index type.
+  llvm::Value* extent = b.CreateZExt(Extent(data.shape()[axis]), b.getInt64Ty());
   llvm::Value* position;
   llvm::Value* valid;
   if (ir::KindOf(indices.dtype()) == ir::DTypeKind::kUnsigned) {
@@ -315,7 +317,7 @@ llvm::Value* ElementEmitter::EmitTake(const Node& node, const Index& index) {
       valid,
       [&] {
         Index data_index(index.begin(), index.begin() + axis);
-        data_index.push_back(position);
+        data_index.push_back(b.CreateTrunc(position, IndexType()));
         data_index.append(index.begin() + axis + count_rank, index.end());
         return Emit(&data, data_index);
       },
@@ -351,7 +353,8 @@ llvm::Value* ElementEmitter::EmitUncached(const Node* node, const Index& index) 
       const std::vector<int64_t>& step = Ints(n, "step");
       Index in_index(index.size());
       for (size_t k = 0; k < index.size(); ++k) {
-        in_index[k] = b.CreateAdd(b.getInt64(start[k]), b.CreateMul(index[k], b.getInt64(step[k])));
+        in_index[k] =
+            b.CreateAdd(IndexConstant(start[k]), b.CreateMul(index[k], IndexConstant(step[k])));
       }
       return Emit(&n.operand(0), in_index);
     }
@@ -362,7 +365,8 @@ llvm::Value* ElementEmitter::EmitUncached(const Node* node, const Index& index) 
     case OpCode::kTake:
       return EmitTake(n, index);
     case OpCode::kIota:
-      return ConvertAny(index[*n.attrs().Get<int64_t>("axis")], DType::kInt64, n.dtype());
+      return ConvertAny(b.CreateZExt(index[*n.attrs().Get<int64_t>("axis")], b.getInt64Ty()),
+                        DType::kInt64, n.dtype());
     case OpCode::kConstant:
       return EmitConstant(n);
     default:

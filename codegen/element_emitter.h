@@ -49,6 +49,13 @@ class ElementEmitter {
   void PopScope() { scopes_.pop_back(); }
 
   llvm::Value* Extent(int64_t extent);
+  /// Index arithmetic is done in spec.index_bits bits.
+  llvm::IntegerType* IndexType() const {
+    return llvm::IntegerType::get(values_.builder().getContext(), spec_.index_bits);
+  }
+  llvm::Value* IndexConstant(int64_t v) const {
+    return llvm::ConstantInt::get(IndexType(), static_cast<uint64_t>(v), true);
+  }
   /// Row-major linear position of `index` in `shape`.
   llvm::Value* Linearize(const Index& index, const ir::Shape& shape);
   /// The multi-index of row-major position `linear` in `shape`.

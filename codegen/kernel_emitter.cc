@@ -27,12 +27,12 @@ void EmitLoop(llvm::IRBuilder<>& b, llvm::Value* begin, llvm::Value* end,
   llvm::BasicBlock* exit = llvm::BasicBlock::Create(c, absl::StrCat(name, ".exit"), f);
   b.CreateBr(header);
   b.SetInsertPoint(header);
-  llvm::PHINode* iv = b.CreatePHI(b.getInt64Ty(), 2, name);
+  llvm::PHINode* iv = b.CreatePHI(begin->getType(), 2, name);
   iv->addIncoming(begin, preheader);
   b.CreateCondBr(b.CreateICmpULT(iv, end), body_block, exit);
   b.SetInsertPoint(body_block);
   llvm::Value* next = body(iv);
-  if (!next) next = b.CreateAdd(iv, b.getInt64(1), "", true, true);
+  if (!next) next = b.CreateAdd(iv, llvm::ConstantInt::get(iv->getType(), 1), "", true, true);
   iv->addIncoming(next, b.GetInsertBlock());
   b.CreateBr(header);
   b.SetInsertPoint(exit);
@@ -210,7 +210,8 @@ void Accumulator::Add(llvm::Value* x, llvm::Value* position) {
       next = b.CreateSelect(replace, x, acc);
       if (index_) {
         llvm::Value* best = b.CreateLoad(b.getInt64Ty(), index_);
-        b.CreateStore(b.CreateSelect(replace, position, best), index_);
+        b.CreateStore(b.CreateSelect(replace, b.CreateZExt(position, b.getInt64Ty()), best),
+                      index_);
       }
       break;
     }
@@ -224,7 +225,8 @@ llvm::Value* Accumulator::Finish(llvm::Value* count) {
   llvm::Value* acc = b.CreateLoad(value_->getAllocatedType(), value_);
   if (IsExtremum()) {
     // An empty row has no extreme; the interpreter stores 0 (the front end rejects it).
-    return b.CreateSelect(b.CreateICmpEQ(count, b.getInt64(0)), values_.ConstantOf(out_, 0.0), acc);
+    return b.CreateSelect(b.CreateICmpEQ(count, llvm::ConstantInt::get(count->getType(), 0)),
+                          values_.ConstantOf(out_, 0.0), acc);
   }
   return emitter_.ConvertAny(acc, acc_, out_);
 }
@@ -271,14 +273,16 @@ std::string PhaseEmitter::Emit() {
   b_.SetInsertPoint(llvm::BasicBlock::Create(c, "entry", f));
   llvm::Value* buffers = f->getArg(0);
   llvm::Value* extents = f->getArg(1);
-  begin_ = f->getArg(2);
-  end_ = f->getArg(3);
+  // 32-bit kernels (KernelSpec::index_bits) narrow their arguments once here.
+  begin_ = b_.CreateTrunc(f->getArg(2), emitter_.IndexType(), "begin");
+  end_ = b_.CreateTrunc(f->getArg(3), emitter_.IndexType(), "end");
   frame_.error = f->getArg(4);
   for (int i = 0; i < spec_.num_buffers(); ++i) {
     frame_.buffers.push_back(b_.CreateLoad(ptr, b_.CreateConstGEP1_64(ptr, buffers, i), "buffer"));
   }
   for (size_t i = 0; i < spec_.extents.size(); ++i) {
-    frame_.extents.push_back(b_.CreateLoad(i64, b_.CreateConstGEP1_64(i64, extents, i), "extent"));
+    llvm::Value* extent = b_.CreateLoad(i64, b_.CreateConstGEP1_64(i64, extents, i), "extent");
+    frame_.extents.push_back(b_.CreateTrunc(extent, emitter_.IndexType()));
   }
   if (phase_.kind == Phase::Kind::kStore) {
     EmitStores();
@@ -351,7 +355,7 @@ void PhaseEmitter::EmitReductions() {
   for (Accumulator& acc : accumulators) {
     if (!acc.Prepare()) return;
   }
-  llvm::Value* count = b_.getInt64(1);
+  llvm::Value* count = emitter_.IndexConstant(1);
   for (int64_t d : reduced_dims) count = b_.CreateMul(count, emitter_.Extent(d));
   EmitLoop(
       b_, begin_, end_,
@@ -374,7 +378,7 @@ void PhaseEmitter::EmitReductions() {
           }
           llvm::Value* extent = emitter_.Extent(reduced_dims[level]);
           EmitLoop(
-              b_, b_.getInt64(0), extent,
+              b_, emitter_.IndexConstant(0), extent,
               [&](llvm::Value* i) {
                 full_index[reduced_axes[level]] = i;
                 nest(level + 1, b_.CreateAdd(b_.CreateMul(position, extent, "", true, true), i, "",
@@ -383,7 +387,7 @@ void PhaseEmitter::EmitReductions() {
               },
               "reduce");
         };
-        nest(0, b_.getInt64(0));
+        nest(0, emitter_.IndexConstant(0));
         for (size_t i = 0; i < accumulators.size(); ++i) {
           const Node* r = phase_.reductions[i];
           values_.Store(r->dtype(), accumulators[i].Finish(count), emitter_.ElementPointer(r, row));

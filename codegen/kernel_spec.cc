@@ -2,6 +2,7 @@
 #include "codegen/kernel_spec.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 
 #include "absl/strings/str_cat.h"
@@ -180,7 +181,8 @@ bool SpecBuilder::CheckRowLocal() const {
 
 std::string SpecBuilder::KeyText() const {
   absl::flat_hash_map<const Node*, std::string> ref;
-  std::string text = absl::StrCat("kernel ", passes::KernelKindName(spec_.kind));
+  std::string text =
+      absl::StrCat("kernel ", passes::KernelKindName(spec_.kind), " index", spec_.index_bits);
   if (!spec_.reduced_axes.empty() || spec_.kind != passes::KernelKind::kLoop) {
     absl::StrAppend(&text, " axes=[", absl::StrJoin(spec_.reduced_axes, ","), "]");
   }
@@ -232,6 +234,16 @@ absl::StatusOr<KernelSpec> SpecBuilder::Build() {
   for (const Node* n : spec_.inputs) AssignSymbols(spec_.ShapeOf(n));
   for (const Node* n : spec_.members) AssignSymbols(spec_.ShapeOf(n));
   AssignSymbols(spec_.reduced_shape);
+  // Positions and the products that form them stay below the largest element count.
+  int64_t largest = spec_.reduced_shape.num_elements();
+  for (const Node* n : spec_.inputs) largest = std::max(largest, n->shape().num_elements());
+  for (const Node* n : spec_.members) largest = std::max(largest, n->shape().num_elements());
+  spec_.index_bits = largest < (int64_t{1} << 31) ? 32 : 64;
+  // GPUC_INDEX_BITS=64 keeps 64-bit indexing for small kernels too: the tests run the 64-bit
+  // path on arrays that fit in memory.
+  if (const char* bits = std::getenv("GPUC_INDEX_BITS"); bits && std::string(bits) == "64") {
+    spec_.index_bits = 64;
+  }
   PlanPhases();
   spec_.row_local = CheckRowLocal();
   spec_.key_text = KeyText();

@@ -60,6 +60,9 @@ struct KernelSpec {
   /// only their own row's reductions): a thread may run all phases for its rows back to back,
   /// while the row is still in cache. Otherwise each phase finishes before the next starts.
   bool row_local = false;
+  /// Width of index arithmetic: 32 when every array of the kernel has fewer than 2^31
+  /// elements (cheaper multiplies and divisions, and on GPUs half the registers), else 64.
+  int index_bits = 64;
   /// The value of each extent symbol, in argument order.
   std::vector<int64_t> extents;
   absl::flat_hash_map<int64_t, int> symbol_of;  // extent value -> symbol

@@ -5,7 +5,8 @@
 // generation and the host JIT, and must agree with the reference interpreter on the
 // unoptimized graph: integers and bools exactly, floats within a few units of rounding of
 // their dtype (elementwise math is bit-identical; only summation order differs). Hundreds
-// of graphs per run; GPUC_DIFFERENTIAL_GRAPHS=N runs more, GPUC_DIFFERENTIAL_SEED=S one.
+// of graphs per run, with 32-bit and with 64-bit index arithmetic; GPUC_DIFFERENTIAL_GRAPHS=N
+// runs more, GPUC_DIFFERENTIAL_SEED=S one.
 //
 //===----------------------------------------------------------------------===//
 #include <cmath>
@@ -143,6 +144,17 @@ TEST(HostBackendTest, RandomGraphsAgreeWithTheInterpreter) {
             << after.library_steps - before.library_steps << " library steps\n";
   // The suite is about compiled code: the kernels without a lowering must stay the exception.
   EXPECT_GT(compiled, 10 * interpreted);
+}
+
+TEST(HostBackendTest, RandomGraphsAgreeWithSixtyFourBitIndexing) {
+  // Kernels index in 32 bits below 2^31 elements; this runs the 64-bit path on the same
+  // kind of graphs (other seeds), so both widths stay tested.
+  setenv("GPUC_INDEX_BITS", "64", 1);
+  for (int seed = 100000; seed < 100000 + GraphCount() / 3; ++seed) {
+    CheckGraph(static_cast<uint64_t>(seed));
+    if (HasFailure()) break;
+  }
+  unsetenv("GPUC_INDEX_BITS");
 }
 
 }  // namespace
