@@ -62,8 +62,13 @@ Index ElementEmitter::Delinearize(llvm::Value* linear, const ir::Shape& shape) {
 }
 
 llvm::Value* ElementEmitter::ElementPointer(const Node* node, llvm::Value* linear) {
+  // An output written in place goes through its input's pointer: the same SSA value lets
+  // LLVM see that each element is read before it is overwritten, so the loop still
+  // vectorizes without a runtime overlap check (which equal pointers would always fail).
+  auto alias = spec_.in_place.find(node);
+  const ir::Node* storage = alias == spec_.in_place.end() ? node : alias->second;
   return values_.builder().CreateInBoundsGEP(values_.StorageType(node->dtype()),
-                                             frame_.buffers[spec_.BufferIndex(node)], linear);
+                                             frame_.buffers[spec_.BufferIndex(storage)], linear);
 }
 
 Index ElementEmitter::BroadcastIndex(const Index& index, const ir::Shape& shape,

@@ -297,8 +297,13 @@ void PhaseEmitter::EmitStores() {
   const ir::Shape& shape = phase_.shape;
   auto store_all = [&](const Index& index, llvm::Value* linear) {
     emitter_.PushScope();
-    for (const Node* out : phase_.stores) {
-      values_.Store(out->dtype(), emitter_.Emit(out, index), emitter_.ElementPointer(out, linear));
+    // Every value first, then every store: an output written in place over an input must not
+    // change what the other outputs read at this index.
+    std::vector<llvm::Value*> results;
+    for (const Node* out : phase_.stores) results.push_back(emitter_.Emit(out, index));
+    for (size_t i = 0; i < results.size(); ++i) {
+      const Node* out = phase_.stores[i];
+      values_.Store(out->dtype(), results[i], emitter_.ElementPointer(out, linear));
     }
     emitter_.PopScope();
   };

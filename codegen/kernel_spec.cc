@@ -27,7 +27,11 @@ bool ImpliedByShape(const Node& n, const std::string& attr) {
 
 class SpecBuilder {
  public:
-  explicit SpecBuilder(const passes::FusedKernel& kernel) : kernel_(kernel) {}
+  SpecBuilder(const passes::FusedKernel& kernel,
+              const absl::flat_hash_map<const ir::Node*, const ir::Node*>& in_place)
+      : kernel_(kernel) {
+    spec_.in_place = in_place;
+  }
 
   absl::StatusOr<KernelSpec> Build();
 
@@ -208,6 +212,12 @@ std::string SpecBuilder::KeyText() const {
     return absl::StrJoin(out, " ");
   };
   absl::StrAppend(&text, "outputs ", refs(spec_.outputs), "\nscratch ", refs(spec_.scratch), "\n");
+  for (const Node* out : spec_.outputs) {
+    auto it = spec_.in_place.find(out);
+    if (it != spec_.in_place.end()) {
+      absl::StrAppend(&text, "in place ", ref.at(out), " over ", ref.at(it->second), "\n");
+    }
+  }
   return text;
 }
 
@@ -282,12 +292,14 @@ bool IsCompilable(const passes::FusedKernel& kernel) {
   return kernel.kind != passes::KernelKind::kLibrary && kernel.kind != passes::KernelKind::kScan;
 }
 
-absl::StatusOr<KernelSpec> BuildKernelSpec(const passes::FusedKernel& kernel) {
+absl::StatusOr<KernelSpec> BuildKernelSpec(
+    const passes::FusedKernel& kernel,
+    const absl::flat_hash_map<const ir::Node*, const ir::Node*>& in_place) {
   if (!IsCompilable(kernel)) {
     return absl::InvalidArgumentError(
         absl::StrCat("a ", passes::KernelKindName(kernel.kind), " kernel is not generated code"));
   }
-  return SpecBuilder(kernel).Build();
+  return SpecBuilder(kernel, in_place).Build();
 }
 
 uint64_t StableHash(std::string_view text) {

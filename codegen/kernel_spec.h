@@ -91,6 +91,10 @@ struct KernelSpec {
   }
   absl::flat_hash_map<const ir::Node*, ir::Shape> collapsed;
 
+  /// Outputs written over an input's storage (buffer planning decided it, see
+  /// passes::BufferPlan::in_place): output -> input.
+  absl::flat_hash_map<const ir::Node*, const ir::Node*> in_place;
+
   absl::flat_hash_map<const ir::Node*, int> buffer_index;
 };
 
@@ -98,7 +102,11 @@ struct KernelSpec {
 /// kernels; the host back end runs them itself).
 bool IsCompilable(const passes::FusedKernel& kernel);
 
-absl::StatusOr<KernelSpec> BuildKernelSpec(const passes::FusedKernel& kernel);
+/// `in_place`: outputs to write over an input's storage (output -> input), as the buffer plan
+/// decided; part of the key.
+absl::StatusOr<KernelSpec> BuildKernelSpec(
+    const passes::FusedKernel& kernel,
+    const absl::flat_hash_map<const ir::Node*, const ir::Node*>& in_place = {});
 
 /// A stable 64-bit hash (xxh3, the same on every machine and run; never std::hash).
 uint64_t StableHash(std::string_view text);

@@ -49,6 +49,13 @@ class HostTensor {
     return t;
   }
 
+  /// The same bytes seen as `type` (of the same size in bytes): an output written in place.
+  HostTensor SharingStorage(TensorType type) const {
+    HostTensor t = *this;
+    t.type_ = std::move(type);
+    return t;
+  }
+
   /// A copy with its own bytes.
   HostTensor Clone() const {
     HostTensor copy(type_);

@@ -50,6 +50,20 @@ std::string BuildId() {
   return id;
 }
 
+}  // namespace
+
+absl::flat_hash_map<const ir::Node*, const ir::Node*> InPlaceOutputs(
+    const passes::FusedKernel& kernel, const passes::BufferPlan& buffers) {
+  absl::flat_hash_map<const ir::Node*, const ir::Node*> in_place;
+  for (const ir::NodeRef& out : kernel.outputs) {
+    auto it = buffers.in_place.find(out.get());
+    if (it != buffers.in_place.end()) in_place[out.get()] = it->second;
+  }
+  return in_place;
+}
+
+namespace {
+
 bool Poisons() {
   static const bool poison = [] {
     const char* env = std::getenv("GPUC_POISON");
@@ -226,7 +240,12 @@ absl::Status HostExecutor::Impl::RunKernel(
     buffers.push_back(reinterpret_cast<char*>(it->second.data()));
   }
   for (const ir::Node* n : spec.outputs) {
-    written.push_back(allocate(n));
+    // An output written in place is its input's storage, wherever the input lives (a library
+    // step's result is not in the arena).
+    auto alias = spec.in_place.find(n);
+    written.push_back(alias == spec.in_place.end()
+                          ? allocate(n)
+                          : values.at(alias->second).SharingStorage(n->type()));
     buffers.push_back(reinterpret_cast<char*>(written.back().data()));
   }
   for (const ir::Node* n : spec.scratch) {
@@ -304,8 +323,13 @@ absl::StatusOr<std::shared_ptr<const PreparedPlan>> HostExecutor::Prepare(
     step.kernel = &kernel;
     for (const ir::NodeRef& in : kernel.inputs) ++plan->readers[in.get()];
     if (codegen::IsCompilable(kernel)) {
-      absl::StatusOr<codegen::KernelSpec> spec = codegen::BuildKernelSpec(kernel);
+      absl::StatusOr<codegen::KernelSpec> spec =
+          codegen::BuildKernelSpec(kernel, InPlaceOutputs(kernel, plan->buffers));
       if (!spec.ok()) return spec.status();
+      if (!spec->in_place.empty()) {
+        std::lock_guard<std::mutex> lock(impl_->mutex);
+        impl_->stats.in_place_outputs += static_cast<int64_t>(spec->in_place.size());
+      }
       absl::StatusOr<const CompiledKernel*> compiled = impl_->GetOrCompile(*spec);
       if (compiled.ok()) {
         step.spec = *std::move(spec);
@@ -396,9 +420,11 @@ absl::StatusOr<std::vector<ir::HostTensor>> HostExecutor::Run(
 }
 
 absl::StatusOr<std::string> HostExecutor::KernelLlvmIr(const passes::FusedKernel& kernel,
+                                                       const passes::BufferPlan& buffers,
                                                        bool optimized) {
   if (!impl_->init_status.ok()) return impl_->init_status;
-  absl::StatusOr<codegen::KernelSpec> spec = codegen::BuildKernelSpec(kernel);
+  absl::StatusOr<codegen::KernelSpec> spec =
+      codegen::BuildKernelSpec(kernel, InPlaceOutputs(kernel, buffers));
   if (!spec.ok()) return spec.status();
   llvm::LLVMContext context;
   absl::StatusOr<std::unique_ptr<llvm::Module>> module = codegen::EmitKernel(*spec, context);

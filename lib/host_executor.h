@@ -20,6 +20,7 @@
 #include "absl/types/span.h"
 #include "ir/graph.h"
 #include "ir/host_tensor.h"
+#include "passes/buffer_plan.h"
 #include "passes/fusion.h"
 
 namespace gpuc::detail {
@@ -32,12 +33,17 @@ struct HostBackendStats {
   int64_t compile_microseconds = 0;  // spent compiling (LLVM, not loading)
   int64_t interpreted_kernels = 0;   // run on the interpreter (no lowering yet)
   int64_t library_steps = 0;         // library ops and scans
+  int64_t in_place_outputs = 0;      // outputs planned over an input's storage
   std::string last_interpreted_reason;
 };
 
 /// A graph cut into kernels, each compiled (or marked to interpret), with its buffer plan:
 /// what a gpuc::compile Function keeps so that a call does no planning or compiling.
 struct PreparedPlan;
+
+/// The outputs of `kernel` that the buffer plan writes over an input (output -> input).
+absl::flat_hash_map<const ir::Node*, const ir::Node*> InPlaceOutputs(
+    const passes::FusedKernel& kernel, const passes::BufferPlan& buffers);
 
 class HostExecutor {
  public:
@@ -56,8 +62,10 @@ class HostExecutor {
                                                   absl::Span<const ir::HostTensor> args,
                                                   const passes::FusionBudgets& budgets = {});
 
-  /// The LLVM IR of one kernel of a plan: as emitted, or after the O3 pipeline.
-  absl::StatusOr<std::string> KernelLlvmIr(const passes::FusedKernel& kernel, bool optimized);
+  /// The LLVM IR of one kernel of a plan (with its buffer plan's in-place outputs): as
+  /// emitted, or after the O3 pipeline.
+  absl::StatusOr<std::string> KernelLlvmIr(const passes::FusedKernel& kernel,
+                                           const passes::BufferPlan& buffers, bool optimized);
 
   HostBackendStats stats() const;
   /// The disk cache's directory; "" when it is off (GPUC_DISK_CACHE=0).

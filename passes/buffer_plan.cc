@@ -57,46 +57,105 @@ BufferPlan PlanBuffers(const ir::Graph& graph, const FusionPlan& fusion) {
       b.last_kernel = std::max(b.last_kernel, static_cast<int>(k));
     }
   }
-  // Greedy by size: the largest intermediates are placed first, each at the lowest offset
-  // that no placed buffer with an overlapping lifetime occupies.
-  std::vector<int> order;
-  for (size_t i = 0; i < plan.buffers.size(); ++i) {
-    if (plan.buffers[i].kind == BufferAssignment::Kind::kIntermediate) {
-      order.push_back(static_cast<int>(i));
-      plan.unshared_bytes += AlignUp(plan.buffers[i].bytes);
+  // In place: an elementwise kernel reads each input only at the index it writes, so an
+  // output may take the storage of an input that no later kernel reads.
+  absl::flat_hash_set<const ir::Node*> taken_over;
+  for (size_t k = 0; k < fusion.kernels.size(); ++k) {
+    const FusedKernel& kernel = fusion.kernels[k];
+    if (kernel.kind != KernelKind::kLoop || kernel.outputs.empty()) continue;
+    bool elementwise = true;
+    for (const ir::NodeRef& m : kernel.nodes) {
+      elementwise = elementwise && (m->info().kind == ir::OpKind::kElementwise ||
+                                    m->op() == ir::OpCode::kConstant);
+    }
+    const ir::Shape& shape = kernel.outputs[0]->shape();
+    for (const ir::NodeRef& out : kernel.outputs)
+      elementwise = elementwise && out->shape() == shape;
+    if (!elementwise) continue;
+    for (const ir::NodeRef& out : kernel.outputs) {
+      const BufferAssignment* o = plan.Find(out.get());
+      if (o->kind != BufferAssignment::Kind::kIntermediate) continue;
+      for (const ir::NodeRef& in : kernel.inputs) {
+        const BufferAssignment* i = plan.Find(in.get());
+        if (i && i->kind == BufferAssignment::Kind::kIntermediate &&
+            i->last_kernel == static_cast<int>(k) && in->shape() == shape &&
+            ir::DTypeSize(in->dtype()) == ir::DTypeSize(out->dtype()) &&
+            taken_over.insert(in.get()).second) {
+          plan.in_place[out.get()] = in.get();
+          break;
+        }
+      }
     }
   }
-  std::stable_sort(order.begin(), order.end(),
-                   [&](int a, int b) { return plan.buffers[a].bytes > plan.buffers[b].bytes; });
+  // Buffers that share storage (chains of in-place outputs) are placed as one.
+  absl::flat_hash_map<int, int> root;  // buffer -> the first buffer of its chain
+  auto root_of = [&](int b) {
+    while (root.contains(b)) b = root.at(b);
+    return b;
+  };
+  for (const auto& [out, in] : plan.in_place) root[plan.index_of.at(out)] = plan.index_of.at(in);
+  struct Slot {
+    int64_t bytes = 0;
+    int first = 0, last = 0;
+    int64_t offset = 0;
+  };
+  absl::flat_hash_map<int, Slot> slots;  // by root
+  for (size_t i = 0; i < plan.buffers.size(); ++i) {
+    const BufferAssignment& b = plan.buffers[i];
+    if (b.kind != BufferAssignment::Kind::kIntermediate) continue;
+    plan.unshared_bytes += AlignUp(b.bytes);
+    const int r = root_of(static_cast<int>(i));
+    auto [it, inserted] = slots.try_emplace(r, Slot{b.bytes, b.first_kernel, b.last_kernel});
+    if (!inserted) {
+      it->second.bytes = std::max(it->second.bytes, b.bytes);
+      it->second.first = std::min(it->second.first, b.first_kernel);
+      it->second.last = std::max(it->second.last, b.last_kernel);
+    }
+  }
+  // Greedy by size: the largest slots are placed first, each at the lowest offset that no
+  // placed slot with an overlapping lifetime occupies.
+  std::vector<int> order;
+  for (const auto& [r, slot] : slots) order.push_back(r);
+  std::sort(order.begin(), order.end(), [&](int a, int b) {
+    return slots.at(a).bytes != slots.at(b).bytes ? slots.at(a).bytes > slots.at(b).bytes : a < b;
+  });
   std::vector<int> placed;
-  for (int i : order) {
-    BufferAssignment& b = plan.buffers[i];
+  for (int r : order) {
+    Slot& s = slots.at(r);
     std::vector<std::pair<int64_t, int64_t>> taken;  // [offset, end) of overlapping lifetimes
     for (int j : placed) {
-      const BufferAssignment& o = plan.buffers[j];
-      if (o.first_kernel <= b.last_kernel && b.first_kernel <= o.last_kernel) {
+      const Slot& o = slots.at(j);
+      if (o.first <= s.last && s.first <= o.last) {
         taken.emplace_back(o.offset, o.offset + AlignUp(o.bytes));
       }
     }
     std::sort(taken.begin(), taken.end());
     int64_t offset = 0;
     for (const auto& [start, end] : taken) {
-      if (offset + AlignUp(b.bytes) <= start) break;
+      if (offset + AlignUp(s.bytes) <= start) break;
       offset = std::max(offset, end);
     }
-    b.offset = offset;
-    plan.arena_bytes = std::max(plan.arena_bytes, offset + AlignUp(b.bytes));
-    placed.push_back(i);
+    s.offset = offset;
+    plan.arena_bytes = std::max(plan.arena_bytes, offset + AlignUp(s.bytes));
+    placed.push_back(r);
+  }
+  for (size_t i = 0; i < plan.buffers.size(); ++i) {
+    BufferAssignment& b = plan.buffers[i];
+    if (b.kind == BufferAssignment::Kind::kIntermediate) {
+      b.offset = slots.at(root_of(static_cast<int>(i))).offset;
+    }
   }
   for (size_t k = 0; k < fusion.kernels.size(); ++k) {
+    const int now = static_cast<int>(k);
     int64_t live = 0;
     for (const BufferAssignment& b : plan.buffers) {
-      const bool alive = b.kind == BufferAssignment::Kind::kArgument
-                             ? true
-                             : b.first_kernel <= static_cast<int>(k) &&
-                                   (b.kind == BufferAssignment::Kind::kResult ||
-                                    static_cast<int>(k) <= b.last_kernel);
-      if (alive) live += b.bytes;
+      if (b.kind == BufferAssignment::Kind::kArgument ||
+          (b.kind == BufferAssignment::Kind::kResult && b.first_kernel <= now)) {
+        live += b.bytes;
+      }
+    }
+    for (const auto& [r, slot] : slots) {
+      if (slot.first <= now && now <= slot.last) live += slot.bytes;
     }
     plan.peak_bytes = std::max(plan.peak_bytes, live);
   }
@@ -133,10 +192,13 @@ std::string PrintBufferPlan(const ir::Graph& graph, const FusionPlan& fusion,
       case BufferAssignment::Kind::kResult:
         absl::StrAppend(&out, "result, from kernel ", b.first_kernel);
         break;
-      case BufferAssignment::Kind::kIntermediate:
+      case BufferAssignment::Kind::kIntermediate: {
         absl::StrAppend(&out, "arena +", b.offset, ", kernels ", b.first_kernel, "..",
                         b.last_kernel);
+        auto it = plan.in_place.find(b.value);
+        if (it != plan.in_place.end()) absl::StrAppend(&out, ", in place over ", name(it->second));
         break;
+      }
     }
     absl::StrAppend(&out, "\n");
   }

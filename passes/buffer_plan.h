@@ -5,7 +5,10 @@
 // Intermediates whose lifetimes do not overlap share memory: they are packed into one arena
 // by the greedy-by-size heuristic (largest first, each at the lowest offset free over its
 // lifetime; TensorFlow Lite's and XLA's heap simulators do the same), so an evaluation
-// allocates once and its peak memory is the live set, not the sum. Arguments and results
+// allocates once and its peak memory is the live set, not the sum. An elementwise kernel
+// writes an output in place over an input whose last reader it is, when both have the same
+// shape and element size (each element is read before it is overwritten, at the same index).
+// Arguments and results
 // live outside the arena (the caller owns them). The plan has a text form
 // (`gpuc --emit=plan`) and reports its peak bytes.
 //
@@ -42,6 +45,8 @@ struct BufferPlan {
   int64_t arena_bytes = 0;     // one allocation holds every intermediate
   int64_t unshared_bytes = 0;  // what the intermediates would take without reuse
   int64_t peak_bytes = 0;      // the most bytes live during any kernel, arguments included
+  /// Outputs written over an input's storage: output -> input (both intermediates).
+  absl::flat_hash_map<const ir::Node*, const ir::Node*> in_place;
 
   const BufferAssignment* Find(const ir::Node* value) const {
     auto it = index_of.find(value);

@@ -141,9 +141,11 @@ TEST(HostBackendTest, RandomGraphsAgreeWithTheInterpreter) {
   std::cout << compiled << " compiled kernel runs (" << after.compiles - before.compiles
             << " compiles, " << after.disk_hits - before.disk_hits << " disk hits), " << interpreted
             << " kernels interpreted (last: " << after.last_interpreted_reason << "), "
-            << after.library_steps - before.library_steps << " library steps\n";
+            << after.library_steps - before.library_steps << " library steps, "
+            << after.in_place_outputs - before.in_place_outputs << " outputs in place\n";
   // The suite is about compiled code: the kernels without a lowering must stay the exception.
   EXPECT_GT(compiled, 10 * interpreted);
+  EXPECT_GT(after.in_place_outputs, before.in_place_outputs) << "no graph wrote in place";
 }
 
 TEST(HostBackendTest, RandomGraphsAgreeWithSixtyFourBitIndexing) {

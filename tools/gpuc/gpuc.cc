@@ -137,6 +137,7 @@ absl::Status Run(const Options& options, const ir::Graph& graph) {
 /// Each kernel's LLVM IR; library steps say where they run instead.
 absl::StatusOr<std::string> LlvmText(const ir::Graph& graph, const passes::FusionPlan& plan,
                                      bool optimized) {
+  const passes::BufferPlan buffers = passes::PlanBuffers(graph, plan);
   std::string out;
   for (size_t k = 0; k < plan.kernels.size(); ++k) {
     const passes::FusedKernel& kernel = plan.kernels[k];
@@ -146,7 +147,8 @@ absl::StatusOr<std::string> LlvmText(const ir::Graph& graph, const passes::Fusio
                       " runs on the host's library implementation\n\n");
       continue;
     }
-    absl::StatusOr<std::string> text = detail::HostExecutor::Get().KernelLlvmIr(kernel, optimized);
+    absl::StatusOr<std::string> text =
+        detail::HostExecutor::Get().KernelLlvmIr(kernel, buffers, optimized);
     if (absl::IsUnimplemented(text.status())) {
       absl::StrAppend(&out, "; runs on the interpreter: ", text.status().message(), "\n\n");
       continue;
