@@ -278,10 +278,11 @@ bool FusionPlanner::CanJoin(const Node* n, int g, std::string* why) const {
     if (ReadBackViolation(group.members, n, axes, shape, why)) return false;
   } else {
     const double factor = RecomputeFactor(group, n);
-    if (factor > 1 && n->info().cost >= ir::CostClass::kExpensive) {
-      *why = absl::StrCat("it is expensive (", n->info().name, ") and kernel ", Kernel(g),
-                          " would compute each element ", factor,
-                          " times through a broadcast; materialized instead");
+    const RecomputeCost cost = CompareRecompute(*n, factor, budgets_.cost_model);
+    if (factor > 1 && !cost.recompute_wins()) {
+      *why = absl::StrCat(
+          "kernel ", Kernel(g), " would compute each element of it (", n->info().name, ") ", factor,
+          " times through a broadcast: ", cost.ToString(), "; materialized instead");
       return false;
     }
   }
@@ -379,9 +380,10 @@ bool FusionPlanner::TryMerge(const std::vector<int>& gs, std::string* why) {
     for (const Node* m : order) {
       const double factor = RecomputeFactor(probe, m);
       probe.recompute[m] = factor;
-      if (factor > 1 && m->info().cost >= ir::CostClass::kExpensive) {
-        *why = absl::StrCat("together they would compute the expensive ", Name(m), " (",
-                            m->info().name, ") ", factor, " times per element through a broadcast");
+      const RecomputeCost cost = CompareRecompute(*m, factor, budgets_.cost_model);
+      if (factor > 1 && !cost.recompute_wins()) {
+        *why = absl::StrCat("together they would compute ", Name(m), " (", m->info().name, ") ",
+                            factor, " times per element through a broadcast: ", cost.ToString());
         return false;
       }
     }
@@ -445,22 +447,27 @@ FusionPlan FusionPlanner::Run() {
         Decide(absl::StrCat("merged kernels ", kernels, " into kernel ", Kernel(target),
                             ": siblings sharing ", Name(n), " (one multi-output kernel)"));
       } else {
-        bool everywhere = n->info().cost <= ir::CostClass::kCheap && kind != ir::OpKind::kReduction;
+        // Recomputed in every kernel that reads it, or written out once: the cost model
+        // decides (a reduction is never recomputed: it is not elementwise work).
+        double copies = 0;
+        for (int g : user_groups) copies += RecomputeFactor(groups_[g], n);
+        const RecomputeCost cost = CompareRecompute(*n, copies, budgets_.cost_model);
+        bool everywhere = cost.recompute_wins() && kind != ir::OpKind::kReduction;
         std::string join_why;
         for (int g : user_groups) everywhere = everywhere && CanJoin(n, g, &join_why);
         if (everywhere) {
           for (int g : user_groups) Add(g, n, RecomputeFactor(groups_[g], n));
-          Decide(absl::StrCat("recomputed ", Name(n), " (", n->info().name, ", cheap) in kernels ",
-                              kernels, ": they cannot merge (", why, ")"));
+          Decide(absl::StrCat("recomputed ", Name(n), " (", n->info().name, ") in kernels ",
+                              kernels, ": they cannot merge (", why, "), and ", cost.ToString()));
         } else {
           const int g = NewGroup();
           Add(g, n, 1);
           Decide(absl::StrCat("kernel ", Kernel(g), ": ", Name(n), " (", n->info().name,
                               ") materialized: its users are in kernels ", kernels,
                               ", which cannot merge (", why, "), and it is ",
-                              n->info().cost <= ir::CostClass::kCheap
-                                  ? "not fusible into all of them"
-                                  : "too costly to recompute"));
+                              !cost.recompute_wins() || kind == ir::OpKind::kReduction
+                                  ? absl::StrCat("too costly to recompute (", cost.ToString(), ")")
+                                  : "not fusible into all of them"));
         }
         continue;
       }

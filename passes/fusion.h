@@ -12,9 +12,10 @@
 //    trailing ones (each row is then finished by the code that reads it back); library ops
 //    and scans are kernels of their own; merging two kernels must not create a cycle.
 //  - profitable: a producer with users in several kernels is merged into one multi-output
-//    kernel when those kernels can merge, recomputed in each when it is cheap, and
-//    materialized (its own kernel's output) when it is expensive; an expensive producer read
-//    through a broadcast would be recomputed for every broadcast element and is materialized.
+//    kernel when those kernels can merge; otherwise it is recomputed in each or materialized
+//    (its own kernel's output), whichever the cost model (cost_model.h: flops against bytes
+//    moved and a launch) finds cheaper; so is a producer read through a broadcast, which
+//    would be recomputed for every broadcast element.
 // Budgets (fusion_budgets below) split the graph instead of failing. Every decision records
 // its reason; `gpuc --explain-fusion` prints them.
 //
@@ -27,6 +28,7 @@
 #include <vector>
 
 #include "ir/graph.h"
+#include "passes/cost_model.h"
 
 namespace gpuc::passes {
 
@@ -43,6 +45,8 @@ struct FusionBudgets {
   /// Nodes per kernel, a bound on emitted code size (LLVM's optimization time grows
   /// superlinearly in function size; 512 nodes compile in well under a second).
   int max_nodes = 512;
+  /// Recompute or materialize (cost_model.h).
+  CostModel cost_model;
 };
 
 enum class KernelKind : uint8_t {

@@ -145,7 +145,6 @@ TEST(HostBackendTest, RandomGraphsAgreeWithTheInterpreter) {
             << after.in_place_outputs - before.in_place_outputs << " outputs in place\n";
   // The suite is about compiled code: the kernels without a lowering must stay the exception.
   EXPECT_GT(compiled, 10 * interpreted);
-  EXPECT_GT(after.in_place_outputs, before.in_place_outputs) << "no graph wrote in place";
 }
 
 TEST(HostBackendTest, RandomGraphsAgreeWithSixtyFourBitIndexing) {
