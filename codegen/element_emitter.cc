@@ -134,15 +134,6 @@ llvm::Value* ElementEmitter::Conditional(llvm::Value* condition,
 
 namespace {
 
-ir::WideValue ScalarAttribute(const Node& node) {
-  const ir::AttrValue* v = node.attrs().Find("value");
-  if (!v) return ir::WideValue::Signed(0);
-  if (const bool* b = std::get_if<bool>(v)) return ir::WideValue::Bool(*b);
-  if (const int64_t* i = std::get_if<int64_t>(v)) return ir::WideValue::Signed(*i);
-  if (const double* d = std::get_if<double>(v)) return ir::WideValue::Float(*d);
-  return ir::WideValue::Complex(std::get<std::complex<double>>(*v));
-}
-
 const std::vector<int64_t>& Ints(const Node& node, const char* name) {
   return *node.attrs().Get<std::vector<int64_t>>(name);
 }
@@ -150,7 +141,8 @@ const std::vector<int64_t>& Ints(const Node& node, const char* name) {
 }  // namespace
 
 llvm::Value* ElementEmitter::EmitConstant(const Node& node) {
-  const ir::WideValue w = ir::ConvertTo(node.dtype(), ScalarAttribute(node));
+  const ir::WideValue w = ir::ConvertTo(
+      node.dtype(), ir::ScalarAttribute(node.attrs()).value_or(ir::WideValue::Signed(0)));
   llvm::Type* type = values_.RegisterType(node.dtype());
   switch (ir::KindOf(node.dtype())) {
     case ir::DTypeKind::kBool:

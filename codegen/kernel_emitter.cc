@@ -347,14 +347,11 @@ void PhaseEmitter::EmitStores() {
 
 void PhaseEmitter::EmitReductions() {
   const ir::Shape& full = spec_.reduced_shape;
-  std::vector<int> kept_axes, reduced_axes;
+  const std::vector<int> kept_axes = spec_.KeptAxes();
+  const std::vector<int> reduced_axes(spec_.reduced_axes.begin(), spec_.reduced_axes.end());
   std::vector<int64_t> kept_dims, reduced_dims;
-  for (int d = 0; d < full.rank(); ++d) {
-    const bool reduced = std::find(spec_.reduced_axes.begin(), spec_.reduced_axes.end(), d) !=
-                         spec_.reduced_axes.end();
-    (reduced ? reduced_axes : kept_axes).push_back(d);
-    (reduced ? reduced_dims : kept_dims).push_back(full[d]);
-  }
+  for (int d : kept_axes) kept_dims.push_back(full[d]);
+  for (int d : reduced_axes) reduced_dims.push_back(full[d]);
   std::vector<Accumulator> accumulators;
   for (const Node* r : phase_.reductions) accumulators.emplace_back(*r, emitter_, values_, frame_);
   for (Accumulator& acc : accumulators) {

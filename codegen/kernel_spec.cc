@@ -152,12 +152,7 @@ bool SpecBuilder::CheckRowLocal() const {
   const ir::Shape& full = spec_.reduced_shape;
   std::vector<int64_t> keep_dims_form = full.dims(), kept;
   for (int64_t a : spec_.reduced_axes) keep_dims_form[a] = 1;
-  for (int i = 0; i < full.rank(); ++i) {
-    if (std::find(spec_.reduced_axes.begin(), spec_.reduced_axes.end(), i) ==
-        spec_.reduced_axes.end()) {
-      kept.push_back(full[i]);
-    }
-  }
+  for (int i : spec_.KeptAxes()) kept.push_back(full[i]);
   auto is_kept_shape = [&](const ir::Shape& s) {
     return s.dims() == kept || s.dims() == keep_dims_form;
   };
@@ -277,14 +272,20 @@ int64_t KernelSpec::RowScale(const Phase& phase) const {
   return 1;
 }
 
+std::vector<int> KernelSpec::KeptAxes() const {
+  std::vector<int> kept;
+  for (int i = 0; i < reduced_shape.rank(); ++i) {
+    if (std::find(reduced_axes.begin(), reduced_axes.end(), i) == reduced_axes.end()) {
+      kept.push_back(i);
+    }
+  }
+  return kept;
+}
+
 int64_t KernelSpec::RowCount(const Phase& phase) const {
   if (phase.kind == Phase::Kind::kStore) return phase.shape.num_elements();
   int64_t rows = 1;
-  for (int i = 0; i < reduced_shape.rank(); ++i) {
-    if (std::find(reduced_axes.begin(), reduced_axes.end(), i) == reduced_axes.end()) {
-      rows *= reduced_shape[i];
-    }
-  }
+  for (int i : KeptAxes()) rows *= reduced_shape[i];
   return rows;
 }
 

@@ -78,6 +78,8 @@ struct KernelSpec {
   /// Elements per row of `phase` relative to a reduce row (row_local kernels): the product of
   /// the reduced extents for a store of the reduced shape, 1 for a store of the kept shape.
   int64_t RowScale(const Phase& phase) const;
+  /// The axes of reduced_shape that are not reduced, in order.
+  std::vector<int> KeptAxes() const;
   /// How many rows `phase` has.
   int64_t RowCount(const Phase& phase) const;
 

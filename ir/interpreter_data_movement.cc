@@ -10,14 +10,9 @@
 namespace gpuc::ir::interp {
 namespace {
 
-/// A scalar attribute ("value" of constant and pad) as a wide value; 0 when absent.
+/// The "value" of constant and pad (the verifier has checked that it is a number).
 WideValue ScalarAttr(const Node& node) {
-  const AttrValue* v = node.attrs().Find("value");
-  if (!v) return WideValue::Signed(0);
-  if (const bool* b = std::get_if<bool>(v)) return WideValue::Bool(*b);
-  if (const int64_t* i = std::get_if<int64_t>(v)) return WideValue::Signed(*i);
-  if (const double* d = std::get_if<double>(v)) return WideValue::Float(*d);
-  return WideValue::Complex(std::get<std::complex<double>>(*v));
+  return ScalarAttribute(node.attrs()).value_or(WideValue::Signed(0));
 }
 
 void CopyElement(HostTensor& out, int64_t to, const HostTensor& in, int64_t from) {

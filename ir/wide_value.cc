@@ -171,6 +171,16 @@ void StoreElement(DType dtype, std::byte* p, const WideValue& v) {
   }
 }
 
+std::optional<WideValue> ScalarAttribute(const Attributes& attrs) {
+  const AttrValue* v = attrs.Find("value");
+  if (!v) return WideValue::Signed(0);
+  if (const bool* b = std::get_if<bool>(v)) return WideValue::Bool(*b);
+  if (const int64_t* i = std::get_if<int64_t>(v)) return WideValue::Signed(*i);
+  if (const double* d = std::get_if<double>(v)) return WideValue::Float(*d);
+  if (const auto* c = std::get_if<std::complex<double>>(v)) return WideValue::Complex(*c);
+  return std::nullopt;
+}
+
 WideValue ConvertTo(DType dtype, const WideValue& value) {
   std::byte buffer[16];
   StoreElement(dtype, buffer, value);

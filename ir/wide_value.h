@@ -13,7 +13,9 @@
 #include <complex>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 
+#include "ir/attributes.h"
 #include "ir/dtype.h"
 
 namespace gpuc::ir {
@@ -75,6 +77,10 @@ double ToDouble(const WideValue& value);
 
 /// Truthiness, as NumPy's logical ops read any dtype (NaN is true).
 bool IsTruthy(const WideValue& value);
+
+/// The scalar attribute `value` (of constant and pad) as a wide value, not yet converted to a
+/// dtype: 0 when absent, nullopt when it is not a number (the verifier rejects that).
+std::optional<WideValue> ScalarAttribute(const Attributes& attrs);
 
 }  // namespace gpuc::ir
 

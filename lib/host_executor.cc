@@ -101,8 +101,9 @@ struct HostExecutor::Impl {
   std::unique_ptr<runtime::HostJit> jit;
   std::optional<codegen::DiskCache> disk;
   std::string build_id;
+  // By kernel text (KernelSpec::key_text).
   absl::flat_hash_map<std::string, std::unique_ptr<CompiledKernel>> compiled;
-  absl::flat_hash_map<std::string, std::string> not_compilable;  // full key -> why
+  absl::flat_hash_map<std::string, std::string> not_compilable;  // -> why
   HostBackendStats stats;
 
   std::string FullKey(const codegen::KernelSpec& spec) const {
@@ -160,15 +161,17 @@ std::string HostExecutor::disk_cache_directory() const {
 
 absl::StatusOr<const CompiledKernel*> HostExecutor::Impl::GetOrCompile(
     const codegen::KernelSpec& spec) {
-  const std::string key = FullKey(spec);
+  // Target and build are the same for the whole process: the kernel text alone keys memory,
+  // and the full key is formed only for the disk, on a miss.
   std::lock_guard<std::mutex> lock(mutex);
-  if (auto it = compiled.find(key); it != compiled.end()) {
+  if (auto it = compiled.find(spec.key_text); it != compiled.end()) {
     ++stats.memory_hits;
     return it->second.get();
   }
-  if (auto it = not_compilable.find(key); it != not_compilable.end()) {
+  if (auto it = not_compilable.find(spec.key_text); it != not_compilable.end()) {
     return absl::UnimplementedError(it->second);
   }
+  const std::string key = FullKey(spec);
   std::optional<std::string> object;
   if (disk) object = disk->Load(key);
   if (object) {
@@ -179,7 +182,7 @@ absl::StatusOr<const CompiledKernel*> HostExecutor::Impl::GetOrCompile(
     absl::StatusOr<std::unique_ptr<llvm::Module>> module = codegen::EmitKernel(spec, context);
     if (!module.ok()) {
       if (absl::IsUnimplemented(module.status())) {
-        not_compilable[key] = std::string(module.status().message());
+        not_compilable[spec.key_text] = std::string(module.status().message());
       }
       return module.status();
     }
@@ -203,7 +206,7 @@ absl::StatusOr<const CompiledKernel*> HostExecutor::Impl::GetOrCompile(
     kernel->phases.push_back(reinterpret_cast<PhaseFunction>(*address));
   }
   const CompiledKernel* result = kernel.get();
-  compiled[key] = std::move(kernel);
+  compiled[spec.key_text] = std::move(kernel);
   return result;
 }
 

@@ -10,21 +10,10 @@ namespace gpuc::passes {
 
 std::optional<ir::WideValue> ConstantValue(const ir::Node& node) {
   if (node.op() != ir::OpCode::kConstant) return std::nullopt;
-  const ir::AttrValue* v = node.attrs().Find("value");
-  ir::WideValue value = ir::WideValue::Signed(0);  // an absent value means 0, as evaluation
-  if (v == nullptr) {
-  } else if (const bool* b = std::get_if<bool>(v)) {
-    value = ir::WideValue::Bool(*b);
-  } else if (const int64_t* i = std::get_if<int64_t>(v)) {
-    value = ir::WideValue::Signed(*i);
-  } else if (const double* d = std::get_if<double>(v)) {
-    value = ir::WideValue::Float(*d);
-  } else if (const auto* c = std::get_if<std::complex<double>>(v)) {
-    value = ir::WideValue::Complex(*c);
-  } else {
-    return std::nullopt;  // the verifier rejects other attribute types
-  }
-  return ir::ConvertTo(node.dtype(), value);
+  // An absent value means 0, as in evaluation; other attribute types fail the verifier.
+  std::optional<ir::WideValue> value = ir::ScalarAttribute(node.attrs());
+  if (!value) return std::nullopt;
+  return ir::ConvertTo(node.dtype(), *value);
 }
 
 ir::NodeRef MakeConstant(const ir::TensorType& type, const ir::WideValue& value,

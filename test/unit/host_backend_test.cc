@@ -9,8 +9,6 @@
 // runs more, GPUC_DIFFERENTIAL_SEED=S one.
 //
 //===----------------------------------------------------------------------===//
-#include <cmath>
-#include <complex>
 #include <cstdlib>
 #include <iostream>
 
@@ -19,10 +17,10 @@
 #include "absl/strings/str_cat.h"
 #include "ir/interpreter.h"
 #include "ir/printer.h"
-#include "ir/wide_value.h"
 #include "lib/host_executor.h"
 #include "passes/pass_manager.h"
 #include "test/unit/random_graph.h"
+#include "test/unit/test_util.h"
 #include "tools/gpuc/random_inputs.h"
 
 namespace gpuc {
@@ -35,65 +33,20 @@ int GraphCount() {
   return env ? std::atoi(env) : 300;
 }
 
-/// Relative tolerance per float dtype: a few units in the last place, for sums whose order
-/// differs between the interpreter and vectorized code.
-double Tolerance(DType dtype) {
+/// Relative tolerance per float dtype (test_util.h's CompareTensors; integers and bools are
+/// always exact): a few units in the last place, for sums whose order differs between the
+/// interpreter and vectorized code.
+std::string Tolerance(DType dtype) {
   switch (ir::RealPart(dtype)) {
     case DType::kFloat16:
-      return 4e-3;
+      return "rel4e-3";
     case DType::kBFloat16:
-      return 3e-2;
+      return "rel3e-2";
     case DType::kFloat32:
-      return 2e-6;
+      return "rel2e-6";
     default:
-      return 1e-13;
+      return "rel1e-13";
   }
-}
-
-bool Close(double got, double want, double tolerance) {
-  if (std::isnan(want)) return std::isnan(got);
-  if (std::isinf(want)) return got == want;
-  return std::abs(got - want) <= tolerance * std::max(1.0, std::abs(want));
-}
-
-/// Empty when equal; otherwise where and how they differ.
-std::string Compare(const ir::HostTensor& got, const ir::HostTensor& want) {
-  if (!(got.type() == want.type())) {
-    return absl::StrCat("type ", got.type().ToString(), ", expected ", want.type().ToString());
-  }
-  const DType dtype = want.dtype();
-  for (int64_t i = 0; i < want.num_elements(); ++i) {
-    const ir::WideValue g = ir::LoadElement(dtype, got.element(i));
-    const ir::WideValue w = ir::LoadElement(dtype, want.element(i));
-    bool same;
-    std::string shown;
-    switch (ir::KindOf(dtype)) {
-      case ir::DTypeKind::kBool:
-        same = g.b == w.b;
-        shown = absl::StrCat(g.b, " vs ", w.b);
-        break;
-      case ir::DTypeKind::kSigned:
-        same = g.i == w.i;
-        shown = absl::StrCat(g.i, " vs ", w.i);
-        break;
-      case ir::DTypeKind::kUnsigned:
-        same = g.u == w.u;
-        shown = absl::StrCat(g.u, " vs ", w.u);
-        break;
-      case ir::DTypeKind::kFloat:
-        same = Close(g.f, w.f, Tolerance(dtype));
-        shown = absl::StrCat(g.f, " vs ", w.f);
-        break;
-      case ir::DTypeKind::kComplex:
-        same = Close(g.c.real(), w.c.real(), Tolerance(dtype)) &&
-               Close(g.c.imag(), w.c.imag(), Tolerance(dtype));
-        shown = absl::StrCat("(", g.c.real(), ",", g.c.imag(), ") vs (", w.c.real(), ",",
-                             w.c.imag(), ")");
-        break;
-    }
-    if (!same) return absl::StrCat("element ", i, ": ", shown);
-  }
-  return "";
 }
 
 void CheckGraph(uint64_t seed) {
@@ -120,7 +73,8 @@ void CheckGraph(uint64_t seed) {
   ASSERT_TRUE(got.ok()) << got.status();
   ASSERT_EQ(got->size(), want->size());
   for (size_t r = 0; r < want->size(); ++r) {
-    const std::string difference = Compare((*got)[r], (*want)[r]);
+    const std::string difference =
+        test::CompareTensors((*got)[r], (*want)[r], Tolerance((*want)[r].dtype()));
     EXPECT_EQ(difference, "") << "result " << r;
   }
 }

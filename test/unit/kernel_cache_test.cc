@@ -14,9 +14,9 @@
 #include <gtest/gtest.h>
 
 #include "codegen/kernel_spec.h"
-#include "ir/parser.h"
 #include "lib/host_executor.h"
 #include "passes/fusion.h"
+#include "test/unit/test_util.h"
 #include "tools/gpuc/random_inputs.h"
 
 namespace gpuc::codegen {
@@ -107,12 +107,6 @@ TEST_F(DiskCacheTest, PruningEvictsTheLeastRecentlyUsed) {
   EXPECT_EQ(cache.Scan().entries, 0);
 }
 
-ir::Graph ParseOrDie(const std::string& text) {
-  absl::StatusOr<ir::Graph> graph = ir::Parse(text);
-  EXPECT_TRUE(graph.ok()) << graph.status();
-  return *graph;
-}
-
 std::string AddGraph(const std::string& op, int rows, int columns, int b_rows) {
   const std::string a = "f32[" + std::to_string(rows) + "," + std::to_string(columns) + "]";
   const std::string b = "f32[" + std::to_string(b_rows) + "," + std::to_string(columns) + "]";
@@ -121,7 +115,7 @@ std::string AddGraph(const std::string& op, int rows, int columns, int b_rows) {
 }
 
 std::string KeyOf(const std::string& text) {
-  const ir::Graph graph = ParseOrDie(text);
+  const ir::Graph graph = test::ParseVerified(text);
   const passes::FusionPlan plan = passes::PlanFusion(graph);
   EXPECT_EQ(plan.kernels.size(), 1u);
   absl::StatusOr<KernelSpec> spec = BuildKernelSpec(plan.kernels[0]);
@@ -143,7 +137,7 @@ TEST(KernelKeyTest, StructureDecidesTheKeyAndSizesDoNot) {
 TEST(KernelReuseTest, OneCompileServesEverySizeAndTheSecondRunHitsMemory) {
   detail::HostExecutor& executor = detail::HostExecutor::Get();
   auto run = [&](const std::string& text) {
-    const ir::Graph graph = ParseOrDie(text);
+    const ir::Graph graph = test::ParseVerified(text);
     absl::StatusOr<std::vector<ir::HostTensor>> out =
         executor.Run(graph, tool::RandomArguments(graph, 1));
     EXPECT_TRUE(out.ok()) << out.status();
