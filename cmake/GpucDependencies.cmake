@@ -48,6 +48,7 @@ separate_arguments(GPUC_LLVM_DEFINITIONS NATIVE_COMMAND "${LLVM_DEFINITIONS}")
 target_compile_definitions(gpuc_llvm INTERFACE ${GPUC_LLVM_DEFINITIONS})
 if(GPUC_STATIC_DEPS)
   llvm_map_components_to_libnames(GPUC_LLVM_LIBS core support passes orcjit executionengine
+                                  nvptxcodegen nvptxdesc nvptxinfo linker bitreader
                                   native nativecodegen mc target targetparser irprinter)
   target_link_libraries(gpuc_llvm INTERFACE ${GPUC_LLVM_LIBS})
 else()

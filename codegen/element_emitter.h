@@ -43,6 +43,12 @@ class ElementEmitter {
   /// The register value of `node` at `index` (one i64 per axis of its shape).
   llvm::Value* Emit(const ir::Node* node, const Index& index);
 
+  /// Records `value` as `node`'s value at `index` in the innermost scope (a load the caller
+  /// emitted itself, at an address it knows more about).
+  void Seed(const ir::Node* node, const Index& index, llvm::Value* value) {
+    scopes_.back()[CacheKey{node, std::vector<llvm::Value*>(index.begin(), index.end())}] = value;
+  }
+
   /// Starts and ends a region whose values may not be reused outside it (a loop body or a
   /// conditional branch). Values emitted before the scope stay visible inside it.
   void PushScope() { scopes_.emplace_back(); }

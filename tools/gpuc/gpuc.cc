@@ -18,6 +18,7 @@
 #include "absl/strings/str_split.h"
 #include "codegen/kernel_cache.h"
 #include "codegen/kernel_spec.h"
+#include "codegen/nvptx_compiler.h"
 #include "ir/interpreter.h"
 #include "ir/json.h"
 #include "ir/npy.h"
@@ -159,6 +160,72 @@ absl::StatusOr<std::string> LlvmText(const ir::Graph& graph, const passes::Fusio
   return out;
 }
 
+/// The architecture --emit=ptx compiles for: --arch, else the GPU's, else sm_90.
+std::string GpuArch(const Options& options) {
+  if (!options.arch.empty()) return options.arch;
+  absl::StatusOr<const runtime::CudaDriver*> driver = runtime::GetCudaDriver();
+  if (driver.ok()) {
+    absl::StatusOr<std::vector<runtime::CudaDeviceProperties>> devices =
+        runtime::QueryCudaDevices(**driver);
+    if (devices.ok() && !devices->empty()) {
+      return codegen::ArchForComputeCapability((*devices)[0].compute_capability_major,
+                                               (*devices)[0].compute_capability_minor);
+    }
+  }
+  return "sm_90";
+}
+
+/// Each kernel's GPU kernels: their LLVM IR as emitted (ptx = false) or their PTX.
+absl::StatusOr<std::string> GpuText(const ir::Graph& graph, const passes::FusionPlan& plan,
+                                    const Options& options, bool ptx) {
+  codegen::GpuCompileOptions gpu_options;
+  gpu_options.arch = GpuArch(options);
+  gpu_options.fast_math = options.fast_math;
+  absl::StatusOr<std::unique_ptr<codegen::NvptxCompiler>> compiler =
+      codegen::NvptxCompiler::Create(gpu_options);
+  if (!compiler.ok()) return compiler.status();
+  const passes::BufferPlan buffers = passes::PlanBuffers(graph, plan);
+  std::string out;
+  for (size_t k = 0; k < plan.kernels.size(); ++k) {
+    const passes::FusedKernel& kernel = plan.kernels[k];
+    absl::StrAppend(&out, "// kernel ", k, " (", passes::KernelKindName(kernel.kind), ")\n");
+    if (!codegen::IsCompilable(kernel)) {
+      absl::StrAppend(&out, "// ", ir::OpName(kernel.nodes[0]->op()),
+                      " is a library step, not a generated kernel\n\n");
+      continue;
+    }
+    absl::StatusOr<codegen::KernelSpec> spec =
+        codegen::BuildKernelSpec(kernel, detail::InPlaceOutputs(kernel, buffers));
+    if (!spec.ok()) return spec.status();
+    std::string llvm_ir;
+    absl::StatusOr<codegen::GpuCompiledKernel> compiled =
+        codegen::CompileGpuKernel(*spec, **compiler, &llvm_ir);
+    if (absl::IsUnimplemented(compiled.status())) {
+      absl::StrAppend(&out, "// not compiled for the GPU: ", compiled.status().message(),
+                      "\n\n");
+      continue;
+    }
+    if (!compiled.ok()) return compiled.status();
+    for (size_t i = 0; i < compiled->layout.phases.size(); ++i) {
+      const codegen::GpuPhaseLaunch& p = compiled->layout.phases[i];
+      const char* kind = p.kind == codegen::GpuPhaseLaunch::Kind::kStore ? "store"
+                         : p.kind == codegen::GpuPhaseLaunch::Kind::kReduceRows
+                             ? "reduce (a block per row)"
+                             : "reduce (a thread per row)";
+      absl::StrAppend(&out, "// phase ", i, ": ", kind, " ", p.kernel);
+      if (p.kind == codegen::GpuPhaseLaunch::Kind::kStore) {
+        absl::StrAppend(&out, ", ", p.vector, " elements per step");
+      } else {
+        absl::StrAppend(&out, ", ", p.state_bytes, " bytes of state per split, combined by ",
+                        p.combine_kernel);
+      }
+      absl::StrAppend(&out, "\n");
+    }
+    absl::StrAppend(&out, ptx ? compiled->ptx : llvm_ir, "\n");
+  }
+  return out;
+}
+
 absl::Status ManageCache(const Options& options) {
   codegen::DiskCache cache(codegen::DiskCache::DefaultDirectory(),
                            codegen::DiskCache::DefaultMaxBytes());
@@ -228,7 +295,8 @@ absl::Status Main(const Options& options) {
   // The stages after the IR read the optimized graph; --emit=ir and json show it as parsed.
   ir::Graph optimized = *graph;
   const bool fuses = options.emit == "fused" || options.emit == "plan" || options.emit == "llvm" ||
-                     options.emit == "llvm-opt" || options.explain_fusion;
+                     options.emit == "llvm-opt" || options.emit == "gpu-llvm" ||
+                     options.emit == "ptx" || options.explain_fusion;
   if (options.run || options.emit == "opt" || fuses || options.print_after_all ||
       options.time_passes) {
     passes::PassManagerOptions pass_options;
@@ -264,10 +332,11 @@ absl::Status Main(const Options& options) {
     absl::StatusOr<std::string> text = LlvmText(optimized, plan, options.emit == "llvm-opt");
     if (!text.ok()) return text.status();
     if (absl::Status s = WriteOutput(options, *text); !s.ok()) return s;
-  } else if (!options.emit.empty()) {
-    return absl::UnimplementedError(absl::StrCat("--emit=", options.emit,
-                                                 ": this stage does not exist yet (PTX "
-                                                 "arrives with issue 6)"));
+  } else if (options.emit == "gpu-llvm" || options.emit == "ptx") {
+    const passes::FusionPlan plan = passes::PlanFusion(optimized, Budgets(options));
+    absl::StatusOr<std::string> text = GpuText(optimized, plan, options, options.emit == "ptx");
+    if (!text.ok()) return text.status();
+    if (absl::Status s = WriteOutput(options, *text); !s.ok()) return s;
   }
   if (options.explain_fusion) {
     const passes::FusionPlan plan = passes::PlanFusion(optimized, Budgets(options));

@@ -13,11 +13,15 @@ std::string UsageText() {
 
 Reads a gpuc IR function and dumps a stage or runs it.
 
-  --emit=ir|json|opt|fused|plan|llvm|llvm-opt
+  --emit=ir|json|opt|fused|plan|llvm|llvm-opt|gpu-llvm|ptx
                         print the verified graph as .gir text or JSON, (opt) after the
                         pass pipeline, (fused) cut into kernels, (plan) with its buffer
-                        plan, or each kernel's LLVM IR as emitted (llvm) or after O3
-                        for this CPU (llvm-opt)
+                        plan, each kernel's LLVM IR as emitted (llvm) or after O3 for this
+                        CPU (llvm-opt), its GPU kernels' LLVM IR as emitted (gpu-llvm) or
+                        their PTX (ptx; needs no GPU)
+  --arch=sm_NN          GPU architecture for --emit=ptx (default: the device's, else sm_90)
+  --fast-math           GPU code may flush denormals and approximate division, square
+                        root and transcendental functions (default: IEEE)
   --explain-fusion      print every fusion decision and the reason for each kernel boundary
   --max-kernel-arrays=N override the fusion budget of arrays per kernel (default 64)
   --passes=A,B,...      the pass pipeline for --emit=opt and --run (default
@@ -30,8 +34,9 @@ Reads a gpuc IR function and dumps a stage or runs it.
   --inputs=random|A.npy,B.npy
                         arguments for --run: seeded random values (default) or .npy files
   --seed=N              seed for --inputs=random (default 0)
-  --target=host|interp  where --run executes: compiled for this CPU through LLVM (default)
-                        or the reference interpreter
+  --target=host|gpu|interp
+                        where --run executes: compiled for this CPU through LLVM (default),
+                        on the GPU (cuda:0, or GPUC_DEVICE's), or the reference interpreter
   --stats               after --run, how each kernel was obtained (compiled, disk cache,
                         memory) and ran
   --cache=stats|prune|clear
@@ -98,6 +103,14 @@ absl::StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
       options.run = true;
     } else if (arg == "--no-verify") {
       options.verify = false;
+    } else if (is_flag("--arch")) {
+      options.arch = value_of("--arch");
+      if (!absl::StartsWith(options.arch, "sm_")) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("--arch=", options.arch, " is not an architecture such as sm_90"));
+      }
+    } else if (arg == "--fast-math") {
+      options.fast_math = true;
     } else if (is_flag("--emit")) {
       options.emit = value_of("--emit");
     } else if (arg == "-o") {
@@ -128,19 +141,18 @@ absl::StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
       return absl::InvalidArgumentError(absl::StrCat("unknown option '", arg, "' (see --help)"));
     }
   }
-  static constexpr absl::string_view kStages[] = {"",     "ir",   "json",     "opt", "fused",
-                                                  "plan", "llvm", "llvm-opt", "ptx"};
+  static constexpr absl::string_view kStages[] = {
+      "", "ir", "json", "opt", "fused", "plan", "llvm", "llvm-opt", "gpu-llvm", "ptx"};
   bool known = false;
   for (absl::string_view s : kStages) known = known || options.emit == s;
   if (!known) {
     return absl::InvalidArgumentError(
         absl::StrCat("--emit=", options.emit,
-                     " is not a stage (ir, json, opt, fused, plan, llvm, llvm-opt, ptx)"));
+                     " is not a stage (ir, json, opt, fused, plan, llvm, llvm-opt, gpu-llvm, ptx)"));
   }
-  if (options.target != "host" && options.target != "interp") {
+  if (options.target != "host" && options.target != "interp" && options.target != "gpu") {
     return absl::InvalidArgumentError(
-        absl::StrCat("--target=", options.target,
-                     " is not a target (host, interp; the cuda target arrives with issue 6)"));
+        absl::StrCat("--target=", options.target, " is not a target (host, gpu, interp)"));
   }
   bool standalone = options.help || options.version || options.info || options.list_ops ||
                     options.list_passes || !options.cache.empty();

@@ -17,12 +17,14 @@ namespace gpuc::tool {
 
 struct Options {
   std::string input_path;   // .gir or .json; "-" for stdin
-  std::string emit;         // ir | json | opt | fused | plan | llvm | llvm-opt | ptx; empty: none
+  std::string emit;  // ir | json | opt | fused | plan | llvm | llvm-opt | gpu-llvm | ptx
+  std::string arch;  // --arch: GPU architecture for ptx; empty: the device's, else sm_90
+  bool fast_math = false;
   std::string output_path;  // -o; empty for stdout
   bool run = false;
   std::string inputs = "random";  // random | a.npy,b.npy
   uint64_t seed = 0;
-  std::string target = "host";  // where --run executes: host | interp
+  std::string target = "host";  // where --run executes: host | gpu | interp
   bool stats = false;           // --run: print the host back end's kernel statistics
   std::string cache;            // stats | prune | clear: manage the disk kernel cache
   std::string save_outputs;     // directory to write result .npy files into
