@@ -92,6 +92,8 @@ class KernelBuilder {
       f->getArg(arg)->setName(absl::StrCat("extent", i));
       frame_.extents.push_back(Narrow(f->getArg(arg)));
     }
+    const char* names[] = {"error", "splits", "chunk", "partials"};
+    for (unsigned i = 0; i < 4; ++i) f->getArg(arg + i)->setName(names[i]);
     frame_.error = f->getArg(arg++);
     splits_ = Narrow(f->getArg(arg++));
     chunk_ = Narrow(f->getArg(arg++));

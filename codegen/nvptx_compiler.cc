@@ -233,6 +233,7 @@ absl::Status NvptxCompiler::Optimize(llvm::Module& module) {
   if (options_.fast_math) {
     for (llvm::Function& f : module) {
       f.addFnAttr("unsafe-fp-math", "true");
+      f.addFnAttr("denormal-fp-math-f32", "preserve-sign");
       for (llvm::Instruction& inst : llvm::instructions(f)) {
         if (llvm::isa<llvm::FPMathOperator>(inst)) inst.setFast(true);
       }

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "lib/recorder.h"
+#include "lib/status_to_error.h"
 
 namespace gpuc::detail {
 namespace {
@@ -38,12 +39,36 @@ std::shared_ptr<ArrayImpl> MakeEvaluated(ir::HostTensor tensor) {
 }
 
 void BindResult(ArrayImpl& impl, ir::HostTensor tensor) {
-  ir::TensorType type = tensor.type();
+  BindResult(impl, std::make_shared<const Buffer>(std::move(tensor)));
+}
+
+void BindResult(ArrayImpl& impl, std::shared_ptr<const Buffer> buffer) {
+  ir::TensorType type = buffer->type();
   impl.shape = PublicShape(type.shape);
-  impl.node = ir::Node::CreateBound(std::move(type), std::make_shared<Buffer>(std::move(tensor)));
+  impl.node = ir::Node::CreateBound(std::move(type), std::move(buffer));
   impl.pending_depth = 0;
   impl.pending_nodes = 0;
   impl.traced = false;
+}
+
+const ir::HostTensor& Buffer::tensor() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!host_) {
+    absl::StatusOr<GpuExecutor*> executor = GpuExecutor::Get();
+    internal::ThrowIfError(executor.status());
+    host_ = internal::ValueOrThrow((*executor)->Download(*device_));
+  }
+  return *host_;
+}
+
+absl::StatusOr<DeviceTensor> Buffer::OnDevice(GpuExecutor& executor) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!device_) {
+    absl::StatusOr<DeviceTensor> uploaded = executor.Upload(*host_);
+    if (!uploaded.ok()) return uploaded.status();
+    device_ = *std::move(uploaded);
+  }
+  return *device_;
 }
 
 ArrayImpl& ImplOf(const Array& a, const char* op) {

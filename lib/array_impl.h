@@ -11,23 +11,36 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <vector>
 
 #include "gpuc/array.h"
 #include "ir/host_tensor.h"
+#include "lib/gpu_executor.h"
 #include "ir/node.h"
 
 namespace gpuc::detail {
 
-/// The storage of an evaluated array. Host memory for now; a device buffer variant comes
-/// with the GPU back end, behind the same interface.
+/// The storage of an evaluated array: host memory, device memory, or both. An array computed
+/// on the GPU stays there until something reads it on the host (tensor() copies it out once);
+/// a host array used by a GPU evaluation is copied in once (OnDevice) and the copy kept.
 class Buffer : public ir::Binding {
  public:
-  explicit Buffer(ir::HostTensor tensor) : tensor_(std::move(tensor)) {}
-  const ir::HostTensor& tensor() const { return tensor_; }
+  explicit Buffer(ir::HostTensor tensor) : host_(std::move(tensor)) {}
+  explicit Buffer(DeviceTensor device) : device_(std::move(device)) {}
+
+  /// The values in host memory (copied from the device on first use; throws gpuc::Error if
+  /// that copy reports a fault).
+  const ir::HostTensor& tensor() const;
+  /// The values in device memory (copied in on first use).
+  absl::StatusOr<DeviceTensor> OnDevice(GpuExecutor& executor) const;
+  const ir::TensorType& type() const { return host_ ? host_->type() : device_->type; }
 
  private:
-  ir::HostTensor tensor_;
+  mutable std::mutex mutex_;
+  mutable std::optional<ir::HostTensor> host_;
+  mutable std::optional<DeviceTensor> device_;
 };
 
 struct ArrayImpl {
@@ -53,6 +66,7 @@ std::shared_ptr<ArrayImpl> MakePending(ir::NodeRef node,
 std::shared_ptr<ArrayImpl> MakeEvaluated(ir::HostTensor tensor);
 /// Rebinds `impl` to the values in `tensor` (evaluation's last step).
 void BindResult(ArrayImpl& impl, ir::HostTensor tensor);
+void BindResult(ArrayImpl& impl, std::shared_ptr<const Buffer> buffer);
 
 /// The impl of a public handle; throws gpuc::Error for an empty handle used by `op`.
 ArrayImpl& ImplOf(const Array& a, const char* op);

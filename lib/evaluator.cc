@@ -44,10 +44,10 @@ void Log(EvalRecord::Reason reason, std::string description) {
 
 }  // namespace
 
-std::vector<ir::HostTensor> CollectBoundInputs(ir::Graph& graph) {
+std::vector<BufferRef> CollectBoundInputs(ir::Graph& graph) {
   absl::flat_hash_set<const ir::Node*> declared;
   for (const ir::NodeRef& p : graph.params) declared.insert(p.get());
-  std::vector<ir::HostTensor> inputs;
+  std::vector<BufferRef> inputs;
   std::vector<ir::NodeRef> body;
   body.reserve(graph.nodes.size());
   for (ir::NodeRef& n : graph.nodes) {
@@ -61,7 +61,7 @@ std::vector<ir::HostTensor> CollectBoundInputs(ir::Graph& graph) {
                                 " depends on an argument of a gpuc::compile trace; such arrays "
                                 "exist only inside the traced function"));
     }
-    inputs.push_back(static_cast<const Buffer&>(*n->binding()).tensor());
+    inputs.push_back(std::static_pointer_cast<const Buffer>(n->binding()));
     graph.params.push_back(std::move(n));
   }
   graph.nodes = std::move(body);
@@ -77,36 +77,83 @@ void OptimizeGraph(ir::Graph& graph) {
   internal::ThrowIfError(pipeline->Run(graph));
 }
 
+Backend CurrentBackend() {
+  static const Backend backend = [] {
+    const char* chosen = std::getenv("GPUC_BACKEND");
+    const std::string name = chosen ? chosen : "";
+    if (name == "interpreter") return Backend::kInterpreter;
+    if (name == "host") return Backend::kHost;
+    absl::StatusOr<GpuExecutor*> gpu = GpuExecutor::Get();
+    if (name == "gpu") {
+      // Asked for explicitly: no silent fallback.
+      internal::ThrowIfError(gpu.status());
+      return Backend::kGpu;
+    }
+    return gpu.ok() ? Backend::kGpu : Backend::kHost;
+  }();
+  return backend;
+}
+
 namespace {
 
-// GPUC_BACKEND=interpreter runs the reference interpreter instead: the oracle, for telling
-// a code generation bug from a front-end one.
-bool Interprets() {
-  static const bool interpret = [] {
-    const char* backend = std::getenv("GPUC_BACKEND");
-    return backend && std::string(backend) == "interpreter";
-  }();
-  return interpret;
+std::vector<ir::HostTensor> HostValues(const std::vector<BufferRef>& args) {
+  std::vector<ir::HostTensor> values;
+  values.reserve(args.size());
+  for (const BufferRef& b : args) values.push_back(b->tensor());
+  return values;
 }
+
+std::vector<DeviceTensor> DeviceValues(GpuExecutor& gpu, const std::vector<BufferRef>& args) {
+  std::vector<DeviceTensor> values;
+  values.reserve(args.size());
+  for (const BufferRef& b : args) values.push_back(internal::ValueOrThrow(b->OnDevice(gpu)));
+  return values;
+}
+
+template <typename T>
+std::vector<BufferRef> Wrap(std::vector<T> values) {
+  std::vector<BufferRef> out;
+  out.reserve(values.size());
+  for (T& v : values) out.push_back(std::make_shared<const Buffer>(std::move(v)));
+  return out;
+}
+
+GpuExecutor& Gpu() { return *internal::ValueOrThrow(GpuExecutor::Get()); }
 
 }  // namespace
 
-std::vector<ir::HostTensor> RunGraph(const ir::Graph& graph,
-                                     const std::vector<ir::HostTensor>& args) {
-  if (Interprets()) return internal::ValueOrThrow(ir::Interpret(graph, args));
-  return internal::ValueOrThrow(HostExecutor::Get().Run(graph, args));
+std::vector<BufferRef> RunGraph(const ir::Graph& graph, const std::vector<BufferRef>& args) {
+  switch (CurrentBackend()) {
+    case Backend::kInterpreter:
+      return Wrap(internal::ValueOrThrow(ir::Interpret(graph, HostValues(args))));
+    case Backend::kHost:
+      return Wrap(internal::ValueOrThrow(HostExecutor::Get().Run(graph, HostValues(args))));
+    case Backend::kGpu:
+      return Wrap(internal::ValueOrThrow(Gpu().Run(graph, DeviceValues(Gpu(), args))));
+  }
+  return {};
 }
 
-std::shared_ptr<const PreparedPlan> PrepareGraph(const ir::Graph& graph) {
-  if (Interprets()) return nullptr;
-  return internal::ValueOrThrow(HostExecutor::Get().Prepare(graph));
+std::shared_ptr<const PreparedGraph> PrepareGraph(const ir::Graph& graph) {
+  auto prepared = std::make_shared<PreparedGraph>();
+  prepared->backend = CurrentBackend();
+  if (prepared->backend == Backend::kHost) {
+    prepared->host = internal::ValueOrThrow(HostExecutor::Get().Prepare(graph));
+  } else if (prepared->backend == Backend::kGpu) {
+    prepared->gpu = internal::ValueOrThrow(Gpu().Prepare(graph));
+  }
+  return prepared;
 }
 
-std::vector<ir::HostTensor> RunPrepared(const ir::Graph& graph,
-                                        const std::shared_ptr<const PreparedPlan>& prepared,
-                                        const std::vector<ir::HostTensor>& args) {
-  if (!prepared) return RunGraph(graph, args);
-  return internal::ValueOrThrow(HostExecutor::Get().Run(*prepared, args));
+std::vector<BufferRef> RunPrepared(const ir::Graph& graph, const PreparedGraph& prepared,
+                                   const std::vector<BufferRef>& args) {
+  if (prepared.host) {
+    return Wrap(internal::ValueOrThrow(HostExecutor::Get().Run(*prepared.host, HostValues(args))));
+  }
+  if (prepared.gpu) {
+    return Wrap(internal::ValueOrThrow(Gpu().Run(*prepared.gpu, DeviceValues(Gpu(), args))));
+  }
+  return RunGraph(graph, args);
 }
 
 void EvaluateArrays(const std::vector<ArrayImpl*>& targets) {
@@ -127,9 +174,9 @@ void EvaluateArrays(const std::vector<ArrayImpl*>& targets) {
   }
   if (results.empty()) return;
   ir::Graph graph = ir::Graph::FromResults("eval", {}, results);
-  std::vector<ir::HostTensor> inputs = CollectBoundInputs(graph);
+  std::vector<BufferRef> inputs = CollectBoundInputs(graph);
   OptimizeGraph(graph);
-  std::vector<ir::HostTensor> values = RunGraph(graph, inputs);
+  std::vector<BufferRef> values = RunGraph(graph, inputs);
   for (auto& [impl, index] : to_bind) BindResult(*impl, values[index]);
 }
 

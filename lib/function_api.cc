@@ -14,8 +14,8 @@ namespace gpuc::detail {
 /// ones are the evaluated arrays it captured (their buffers are held here).
 struct Plan {
   ir::Graph graph;
-  std::vector<ir::HostTensor> captured;
-  std::shared_ptr<const PreparedPlan> prepared;  // fused and compiled once
+  std::vector<BufferRef> captured;
+  std::shared_ptr<const PreparedGraph> prepared;  // fused and compiled once
 };
 
 class FunctionImpl {
@@ -95,15 +95,21 @@ std::vector<Array> CallFunction(FunctionImpl& function, const std::vector<Array>
   std::vector<ArrayImpl*> impls;
   for (const Array& a : args) impls.push_back(&ImplOf(a, "compile"));
   EvaluateArrays(impls);
-  std::vector<ir::HostTensor> inputs;
+  std::vector<BufferRef> inputs;
   inputs.reserve(args.size() + plan->captured.size());
-  for (ArrayImpl* impl : impls) inputs.push_back(impl->buffer().tensor());
+  for (ArrayImpl* impl : impls) {
+    inputs.push_back(std::static_pointer_cast<const Buffer>(impl->node->binding()));
+  }
   inputs.insert(inputs.end(), plan->captured.begin(), plan->captured.end());
 
-  std::vector<ir::HostTensor> values = RunPrepared(plan->graph, plan->prepared, inputs);
+  std::vector<BufferRef> values = RunPrepared(plan->graph, *plan->prepared, inputs);
   std::vector<Array> out;
   out.reserve(values.size());
-  for (ir::HostTensor& v : values) out.emplace_back(MakeEvaluated(std::move(v)));
+  for (BufferRef& v : values) {
+    auto impl = std::make_shared<ArrayImpl>();
+    BindResult(*impl, std::move(v));
+    out.emplace_back(std::move(impl));
+  }
   return out;
 }
 

@@ -34,12 +34,12 @@ struct CompiledKernel {
   std::vector<PhaseFunction> phases;
 };
 
-/// Identifies this build of gpuc: a rebuilt library may generate different code for the same
-/// kernel text, so cache keys include the library file's size and modification time.
-std::string BuildId() {
+}  // namespace
+
+std::string GpucBuildId() {
   Dl_info info;
   std::string id = "gpuc-0.1.0";
-  if (dladdr(reinterpret_cast<void*>(&BuildId), &info) && info.dli_fname) {
+  if (dladdr(reinterpret_cast<void*>(&GpucBuildId), &info) && info.dli_fname) {
     struct stat st;
     if (stat(info.dli_fname, &st) == 0) {
       absl::StrAppend(&id, " ", static_cast<int64_t>(st.st_size), " ",
@@ -49,8 +49,6 @@ std::string BuildId() {
   }
   return id;
 }
-
-}  // namespace
 
 absl::flat_hash_map<const ir::Node*, const ir::Node*> InPlaceOutputs(
     const passes::FusedKernel& kernel, const passes::BufferPlan& buffers) {
@@ -134,7 +132,7 @@ HostExecutor::HostExecutor() : impl_(std::make_unique<Impl>()) {
     return;
   }
   impl_->jit = *std::move(jit);
-  impl_->build_id = BuildId();
+  impl_->build_id = GpucBuildId();
   const char* disk = std::getenv("GPUC_DISK_CACHE");
   if (!disk || std::string(disk) != "0") {
     impl_->disk.emplace(codegen::DiskCache::DefaultDirectory(),

@@ -37,6 +37,10 @@ struct HostBackendStats {
   std::string last_interpreted_reason;
 };
 
+/// Identifies this build of gpuc for cache keys: a rebuilt library may generate different code
+/// for the same kernel text, so the key includes the library file's size and modification time.
+std::string GpucBuildId();
+
 /// A graph cut into kernels, each compiled (or marked to interpret), with its buffer plan:
 /// what a gpuc::compile Function keeps so that a call does no planning or compiling.
 struct PreparedPlan;

@@ -16,3 +16,13 @@ config.substitutions.append(("%examples", config.examples_dir))
 config.environment["GPUC_CACHE_DIR"] = os.path.join(config.test_exec_root, "kernel-cache")
 # Outputs start as a poison pattern, so an element a kernel does not write shows up.
 config.environment["GPUC_POISON"] = "1"
+# PTX tests need libdevice (for --emit=ptx) and assemble their output with ptxas, both from
+# the CUDA toolkit: /usr/local/cuda, or $CUDA_HOME.
+cuda_home = os.environ.get("CUDA_HOME", "/usr/local/cuda")
+if os.path.exists(os.path.join(cuda_home, "nvvm", "libdevice", "libdevice.10.bc")):
+    config.available_features.add("libdevice")
+    config.environment["CUDA_HOME"] = cuda_home
+ptxas = os.path.join(cuda_home, "bin", "ptxas")
+if os.path.exists(ptxas):
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", ptxas))

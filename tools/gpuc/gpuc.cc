@@ -26,6 +26,7 @@
 #include "ir/printer.h"
 #include "ir/value_names.h"
 #include "ir/verifier.h"
+#include "lib/gpu_executor.h"
 #include "lib/host_executor.h"
 #include "passes/buffer_plan.h"
 #include "passes/fusion.h"
@@ -108,11 +109,46 @@ std::string StatsText(const detail::HostBackendStats& s) {
                       s.interpreted_kernels, " interpreted, ", s.library_steps, " library steps\n");
 }
 
+std::string GpuStatsText(const detail::GpuBackendStats& s) {
+  std::string text = absl::StrCat(
+      "gpu: ", s.kernel_launches, " kernel launches (", s.compiles, " compiled in ",
+      s.compile_microseconds / 1000, " ms, ", s.disk_hits, " from the disk cache, ", s.memory_hits,
+      " from memory), ", s.host_steps, " host steps, ", s.uploads, " uploads, ", s.downloads,
+      " downloads\n");
+  if (s.host_steps > 0) absl::StrAppend(&text, "gpu: last host step: ", s.last_host_reason, "\n");
+  return text;
+}
+
+/// Runs `graph` on the GPU: inputs copied in, results copied out.
+absl::StatusOr<std::vector<ir::HostTensor>> RunOnGpu(const Options& options,
+                                                     const ir::Graph& graph,
+                                                     const std::vector<ir::HostTensor>& args) {
+  absl::StatusOr<detail::GpuExecutor*> gpu = detail::GpuExecutor::Get();
+  if (!gpu.ok()) return gpu.status();
+  std::vector<detail::DeviceTensor> device_args;
+  for (const ir::HostTensor& a : args) {
+    absl::StatusOr<detail::DeviceTensor> d = (*gpu)->Upload(a);
+    if (!d.ok()) return d.status();
+    device_args.push_back(*std::move(d));
+  }
+  absl::StatusOr<std::vector<detail::DeviceTensor>> results =
+      (*gpu)->Run(graph, device_args, Budgets(options));
+  if (!results.ok()) return results.status();
+  std::vector<ir::HostTensor> host;
+  for (const detail::DeviceTensor& r : *results) {
+    absl::StatusOr<ir::HostTensor> h = (*gpu)->Download(r);
+    if (!h.ok()) return h.status();
+    host.push_back(*std::move(h));
+  }
+  return host;
+}
+
 absl::Status Run(const Options& options, const ir::Graph& graph) {
   absl::StatusOr<std::vector<ir::HostTensor>> args = LoadArguments(options, graph);
   if (!args.ok()) return args.status();
   absl::StatusOr<std::vector<ir::HostTensor>> results =
       options.target == "interp" ? ir::Interpret(graph, *args)
+      : options.target == "gpu"  ? RunOnGpu(options, graph, *args)
                                  : detail::HostExecutor::Get().Run(graph, *args, Budgets(options));
   if (!results.ok()) return results.status();
   ir::ValueNames names(graph);
@@ -130,6 +166,9 @@ absl::Status Run(const Options& options, const ir::Graph& graph) {
   }
   if (options.stats && options.target == "host") {
     absl::StrAppend(&out, StatsText(detail::HostExecutor::Get().stats()));
+  }
+  if (options.stats && options.target == "gpu") {
+    absl::StrAppend(&out, GpuStatsText((*detail::GpuExecutor::Get())->stats()));
   }
   std::cout << out;
   return absl::OkStatus();

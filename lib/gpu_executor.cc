@@ -1,0 +1,613 @@
+//===- gpu_executor.cc - Running fused plans on a CUDA device -------------===//
+#include "lib/gpu_executor.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <optional>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "codegen/gpu_kernel_emitter.h"
+#include "codegen/kernel_cache.h"
+#include "codegen/kernel_spec.h"
+#include "codegen/nvptx_compiler.h"
+#include "ir/interpreter.h"
+#include "lib/host_executor.h"
+#include "passes/buffer_plan.h"
+#include "runtime/module.h"
+
+namespace gpuc::detail {
+
+absl::StatusOr<std::shared_ptr<DeviceStorage>> DeviceStorage::Allocate(
+    runtime::CudaDevice& device, runtime::CudaStream& stream, size_t bytes) {
+  absl::StatusOr<uint64_t> address = device.memory_pool().Allocate(bytes, stream.id());
+  if (!address.ok()) return address.status();
+  return std::shared_ptr<DeviceStorage>(new DeviceStorage(&device, *address));
+}
+
+DeviceStorage::~DeviceStorage() {
+  // Stream-ordered: the pool hands the block out again only to work queued after this.
+  (void)device_->memory_pool().Free(address_);
+}
+
+namespace {
+
+/// One fused kernel loaded on the device.
+struct GpuKernel {
+  std::unique_ptr<runtime::CudaModule> module;
+  codegen::GpuKernelLayout layout;
+  std::vector<runtime::CudaKernel> kernels;   // per phase
+  std::vector<runtime::CudaKernel> combines;  // per phase (reduce phases)
+};
+
+/// A cache entry: the launch layout, then the cubin.
+std::string SerializeEntry(const codegen::GpuKernelLayout& layout, const std::string& cubin) {
+  std::string out = absl::StrCat("gpuc-gpu-kernel ", layout.phases.size(), " ",
+                                 layout.reports_errors ? 1 : 0, "\n");
+  for (const codegen::GpuPhaseLaunch& p : layout.phases) {
+    absl::StrAppend(&out, static_cast<int>(p.kind), " ", p.vector, " ", p.state_bytes, "\n");
+  }
+  return out + cubin;
+}
+
+std::optional<std::pair<codegen::GpuKernelLayout, std::string>> ParseEntry(
+    const std::string& entry, const codegen::KernelSpec& spec) {
+  size_t pos = 0;
+  auto line = [&]() -> std::optional<std::string> {
+    size_t end = entry.find('\n', pos);
+    if (end == std::string::npos) return std::nullopt;
+    std::string l = entry.substr(pos, end - pos);
+    pos = end + 1;
+    return l;
+  };
+  std::optional<std::string> header = line();
+  if (!header) return std::nullopt;
+  std::vector<std::string> words = absl::StrSplit(*header, ' ');
+  size_t phases = 0;
+  int errors = 0;
+  if (words.size() != 3 || words[0] != "gpuc-gpu-kernel" || !absl::SimpleAtoi(words[1], &phases) ||
+      !absl::SimpleAtoi(words[2], &errors) || phases != spec.phases.size()) {
+    return std::nullopt;
+  }
+  codegen::GpuKernelLayout layout;
+  layout.reports_errors = errors != 0;
+  for (size_t i = 0; i < phases; ++i) {
+    std::optional<std::string> l = line();
+    if (!l) return std::nullopt;
+    std::vector<std::string> f = absl::StrSplit(*l, ' ');
+    int kind = 0;
+    codegen::GpuPhaseLaunch p;
+    if (f.size() != 3 || !absl::SimpleAtoi(f[0], &kind) || !absl::SimpleAtoi(f[1], &p.vector) ||
+        !absl::SimpleAtoi(f[2], &p.state_bytes) || kind < 0 || kind > 2) {
+      return std::nullopt;
+    }
+    p.kind = static_cast<codegen::GpuPhaseLaunch::Kind>(kind);
+    p.kernel = spec.phases[i].function_name;
+    p.combine_kernel = p.kernel + "_combine";
+    layout.phases.push_back(std::move(p));
+  }
+  return std::make_pair(std::move(layout), entry.substr(pos));
+}
+
+bool Poisons() {
+  static const bool poison = [] {
+    const char* env = std::getenv("GPUC_POISON");
+    return env && std::string(env) == "1";
+  }();
+  return poison;
+}
+
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/// "exp, mul, add": what a kernel computes, for fault messages.
+std::string DescribeMembers(const codegen::KernelSpec& spec) {
+  std::vector<std::string> ops;
+  for (const ir::Node* m : spec.members) {
+    if (ops.size() == 12) {
+      ops.push_back("...");
+      break;
+    }
+    ops.push_back(std::string(ir::OpName(m->op())));
+  }
+  return absl::StrJoin(ops, ", ");
+}
+
+}  // namespace
+
+struct GpuPlanStep {
+  const passes::FusedKernel* kernel = nullptr;
+  std::optional<codegen::KernelSpec> spec;
+  const GpuKernel* compiled = nullptr;  // null: runs on the host
+};
+
+struct GpuPlan {
+  ir::Graph graph;
+  passes::FusionPlan fusion;
+  passes::BufferPlan buffers;
+  std::vector<GpuPlanStep> steps;
+  absl::flat_hash_map<const ir::Node*, int> readers;
+  absl::flat_hash_set<const ir::Node*> kept;
+};
+
+struct GpuExecutor::Impl {
+  runtime::CudaDevice* device = nullptr;
+  absl::Status init_status;
+  std::unique_ptr<codegen::NvptxCompiler> compiler;
+  std::optional<codegen::DiskCache> disk;
+  std::string build_id;
+  mutable std::mutex mutex;
+  absl::flat_hash_map<std::string, std::unique_ptr<GpuKernel>> compiled;
+  absl::flat_hash_map<std::string, std::string> not_compilable;
+  GpuBackendStats stats;
+
+  absl::StatusOr<const GpuKernel*> GetOrCompile(const codegen::KernelSpec& spec);
+  absl::Status RunKernel(runtime::CudaStream& stream, const GpuPlanStep& step,
+                         absl::flat_hash_map<const ir::Node*, DeviceTensor>& values,
+                         const std::function<absl::StatusOr<DeviceTensor>(const ir::Node*)>& allocate);
+  absl::Status RunOnHost(runtime::CudaStream& stream, const passes::FusedKernel& kernel,
+                         absl::flat_hash_map<const ir::Node*, DeviceTensor>& values);
+  absl::Status Fill(runtime::CudaStream& stream, uint64_t address, unsigned char byte,
+                    size_t bytes) {
+    return device->Check(
+        device->driver().cuMemsetD8Async(address, byte, bytes, stream.handle()),
+        "cuMemsetD8Async");
+  }
+};
+
+GpuExecutor::GpuExecutor() : impl_(std::make_unique<Impl>()) {}
+GpuExecutor::~GpuExecutor() = default;
+
+absl::StatusOr<GpuExecutor*> GpuExecutor::Get() {
+  // Leaked on purpose, like the host executor: arrays freed at exit still find their pool.
+  static absl::StatusOr<GpuExecutor*> executor = []() -> absl::StatusOr<GpuExecutor*> {
+    absl::StatusOr<runtime::DeviceSpec> spec = runtime::DefaultDeviceSpec();
+    if (!spec.ok()) return spec.status();
+    if (spec->kind != runtime::DeviceKind::kCuda) {
+      absl::StatusOr<const runtime::CudaDriver*> driver = runtime::GetCudaDriver();
+      return absl::UnavailableError(absl::StrCat(
+          "no CUDA device: ", driver.ok() ? "GPUC_DEVICE selects the host"
+                                          : std::string(driver.status().message())));
+    }
+    absl::StatusOr<runtime::CudaDevice*> device = runtime::CudaDevice::Get(spec->ordinal);
+    if (!device.ok()) return device.status();
+    auto* e = new GpuExecutor();
+    e->impl_->device = *device;
+    codegen::GpuCompileOptions options;
+    const runtime::CudaDeviceProperties& p = (*device)->properties();
+    options.arch =
+        codegen::ArchForComputeCapability(p.compute_capability_major, p.compute_capability_minor);
+    if (const char* fast = std::getenv("GPUC_FAST_MATH")) options.fast_math = std::string(fast) == "1";
+    absl::StatusOr<std::unique_ptr<codegen::NvptxCompiler>> compiler =
+        codegen::NvptxCompiler::Create(options);
+    if (!compiler.ok()) return compiler.status();
+    e->impl_->compiler = *std::move(compiler);
+    e->impl_->build_id = GpucBuildId();
+    const char* disk = std::getenv("GPUC_DISK_CACHE");
+    if (!disk || std::string(disk) != "0") {
+      e->impl_->disk.emplace(codegen::DiskCache::DefaultDirectory(),
+                             codegen::DiskCache::DefaultMaxBytes());
+    }
+    return e;
+  }();
+  return executor;
+}
+
+runtime::CudaDevice& GpuExecutor::device() { return *impl_->device; }
+
+absl::StatusOr<runtime::CudaStream*> GpuExecutor::stream() {
+  return runtime::CurrentStream(*impl_->device);
+}
+
+GpuBackendStats GpuExecutor::stats() const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return impl_->stats;
+}
+
+std::string GpuExecutor::target_id() const { return impl_->compiler->target_id(); }
+
+absl::StatusOr<const GpuKernel*> GpuExecutor::Impl::GetOrCompile(const codegen::KernelSpec& spec) {
+  std::lock_guard<std::mutex> lock(mutex);
+  if (auto it = compiled.find(spec.key_text); it != compiled.end()) {
+    ++stats.memory_hits;
+    return it->second.get();
+  }
+  if (auto it = not_compilable.find(spec.key_text); it != not_compilable.end()) {
+    return absl::UnimplementedError(it->second);
+  }
+  const std::string key =
+      absl::StrCat(spec.key_text, "target ", compiler->target_id(), "\nbuild ", build_id, "\n");
+  auto kernel = std::make_unique<GpuKernel>();
+  std::string cubin;
+  std::optional<std::pair<codegen::GpuKernelLayout, std::string>> hit;
+  if (disk) {
+    if (std::optional<std::string> entry = disk->Load(key)) hit = ParseEntry(*entry, spec);
+  }
+  if (hit) {
+    ++stats.disk_hits;
+    kernel->layout = std::move(hit->first);
+    cubin = std::move(hit->second);
+  } else {
+    const auto start = std::chrono::steady_clock::now();
+    absl::StatusOr<codegen::GpuCompiledKernel> ptx = codegen::CompileGpuKernel(spec, *compiler);
+    if (!ptx.ok()) {
+      if (absl::IsUnimplemented(ptx.status())) {
+        not_compilable[spec.key_text] = std::string(ptx.status().message());
+      }
+      return ptx.status();
+    }
+    absl::StatusOr<std::string> linked = runtime::CompilePtxToCubin(*device, ptx->ptx);
+    if (!linked.ok()) {
+      return absl::InternalError(absl::StrCat("the driver rejected the PTX of ", spec.name, ": ",
+                                              linked.status().message()));
+    }
+    cubin = *std::move(linked);
+    kernel->layout = std::move(ptx->layout);
+    ++stats.compiles;
+    stats.compile_microseconds += std::chrono::duration_cast<std::chrono::microseconds>(
+                                      std::chrono::steady_clock::now() - start)
+                                      .count();
+    if (disk) disk->Store(key, SerializeEntry(kernel->layout, cubin));
+  }
+  absl::StatusOr<std::unique_ptr<runtime::CudaModule>> module =
+      runtime::CudaModule::LoadCubin(*device, cubin);
+  if (!module.ok()) return module.status();
+  kernel->module = *std::move(module);
+  const std::string members = DescribeMembers(spec);
+  for (const codegen::GpuPhaseLaunch& p : kernel->layout.phases) {
+    absl::StatusOr<runtime::CudaKernel> k = kernel->module->GetKernel(p.kernel);
+    if (!k.ok()) return k.status();
+    k->name = absl::StrCat(p.kernel, " (", members, ")");
+    kernel->kernels.push_back(*k);
+    runtime::CudaKernel combine;
+    if (p.kind != codegen::GpuPhaseLaunch::Kind::kStore) {
+      absl::StatusOr<runtime::CudaKernel> c = kernel->module->GetKernel(p.combine_kernel);
+      if (!c.ok()) return c.status();
+      combine = *c;
+      combine.name = absl::StrCat(p.combine_kernel, " (", members, ")");
+    }
+    kernel->combines.push_back(combine);
+  }
+  const GpuKernel* result = kernel.get();
+  compiled[spec.key_text] = std::move(kernel);
+  return result;
+}
+
+absl::Status GpuExecutor::Impl::RunKernel(
+    runtime::CudaStream& stream, const GpuPlanStep& step,
+    absl::flat_hash_map<const ir::Node*, DeviceTensor>& values,
+    const std::function<absl::StatusOr<DeviceTensor>(const ir::Node*)>& allocate) {
+  const codegen::KernelSpec& spec = *step.spec;
+  const GpuKernel& kernel = *step.compiled;
+  std::vector<uint64_t> words;  // every parameter is 8 bytes
+  std::vector<DeviceTensor> written;
+  std::vector<std::shared_ptr<DeviceStorage>> temporaries;
+  for (const ir::Node* in : spec.inputs) {
+    auto it = values.find(in);
+    if (it == values.end()) {
+      return absl::InternalError(absl::StrCat("GPU executor: kernel ", spec.name,
+                                              " reads a value no earlier step produced"));
+    }
+    words.push_back(it->second.address);
+  }
+  for (const ir::Node* n : spec.outputs) {
+    auto alias = spec.in_place.find(n);
+    if (alias != spec.in_place.end()) {
+      DeviceTensor t = values.at(alias->second);
+      t.type = n->type();
+      written.push_back(std::move(t));
+    } else {
+      absl::StatusOr<DeviceTensor> t = allocate(n);
+      if (!t.ok()) return t.status();
+      written.push_back(*std::move(t));
+    }
+    words.push_back(written.back().address);
+  }
+  for (const ir::Node* n : spec.scratch) {
+    const size_t bytes = static_cast<size_t>(n->shape().num_elements() * ir::DTypeSize(n->dtype()));
+    absl::StatusOr<std::shared_ptr<DeviceStorage>> s =
+        DeviceStorage::Allocate(*device, stream, bytes);
+    if (!s.ok()) return s.status();
+    temporaries.push_back(*s);
+    words.push_back((*s)->address());
+  }
+  for (int64_t e : spec.extents) words.push_back(static_cast<uint64_t>(e));
+  std::shared_ptr<DeviceStorage> error;
+  if (kernel.layout.reports_errors) {
+    absl::StatusOr<std::shared_ptr<DeviceStorage>> s =
+        DeviceStorage::Allocate(*device, stream, 8 * codegen::kErrorSlots);
+    if (!s.ok()) return s.status();
+    error = *s;
+    if (absl::Status f = Fill(stream, error->address(), 0, 8 * codegen::kErrorSlots); !f.ok()) {
+      return f;
+    }
+  }
+  words.push_back(error ? error->address() : 0);
+  const size_t splits_slot = words.size();
+  words.push_back(1);  // splits
+  words.push_back(0);  // chunk
+  words.push_back(0);  // partials
+  std::vector<void*> args;
+  for (uint64_t& w : words) args.push_back(&w);
+
+  const int64_t sms = std::max(1, device->properties().multiprocessors);
+  const unsigned threads = codegen::kGpuBlockThreads;
+  auto launch = [&](const runtime::CudaKernel& k, int64_t blocks, int64_t splits) {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      ++stats.kernel_launches;
+    }
+    return runtime::Launch(stream, k, {static_cast<unsigned>(blocks), static_cast<unsigned>(splits)},
+                           {threads}, 0, args.data());
+  };
+  for (size_t i = 0; i < spec.phases.size(); ++i) {
+    const codegen::Phase& phase = spec.phases[i];
+    const codegen::GpuPhaseLaunch& p = kernel.layout.phases[i];
+    const int64_t rows = spec.RowCount(phase);
+    if (rows == 0) continue;
+    words[splits_slot] = 1;
+    words[splits_slot + 1] = 0;
+    words[splits_slot + 2] = 0;
+    if (p.kind == codegen::GpuPhaseLaunch::Kind::kStore) {
+      const int64_t steps = CeilDiv(rows, p.vector);
+      const int64_t blocks = std::clamp<int64_t>(CeilDiv(steps, threads), 1, sms * 16);
+      if (absl::Status s = launch(kernel.kernels[i], blocks, 1); !s.ok()) return s;
+      continue;
+    }
+    const int64_t count = spec.reduced_shape.num_elements() / rows;
+    int64_t blocks, splits;
+    if (p.kind == codegen::GpuPhaseLaunch::Kind::kReduceRows) {
+      // A block per row; rows too few to fill the device split their positions over blocks,
+      // each split at least 16 elements per thread.
+      blocks = std::min<int64_t>(rows, sms * 16);
+      splits = std::clamp<int64_t>(CeilDiv(count, threads * 16), 1, CeilDiv(sms * 8, rows));
+    } else {
+      blocks = std::clamp<int64_t>(CeilDiv(rows, threads), 1, sms * 16);
+      splits = std::clamp<int64_t>(CeilDiv(count, 64), 1, CeilDiv(sms * 8, blocks));
+    }
+    splits = std::min<int64_t>(splits, 65535);
+    const int64_t chunk = std::max<int64_t>(1, CeilDiv(count, splits));
+    if (count > 0) splits = CeilDiv(count, chunk);
+    words[splits_slot] = static_cast<uint64_t>(splits);
+    words[splits_slot + 1] = static_cast<uint64_t>(chunk);
+    std::shared_ptr<DeviceStorage> partials;
+    if (splits > 1) {
+      absl::StatusOr<std::shared_ptr<DeviceStorage>> s = DeviceStorage::Allocate(
+          *device, stream, static_cast<size_t>(splits * rows * p.state_bytes));
+      if (!s.ok()) return s.status();
+      partials = *s;
+      words[splits_slot + 2] = partials->address();
+    }
+    if (absl::Status s = launch(kernel.kernels[i], blocks, splits); !s.ok()) return s;
+    if (splits > 1) {
+      const int64_t combine_blocks = std::clamp<int64_t>(CeilDiv(rows, threads), 1, sms * 16);
+      if (absl::Status s = launch(kernel.combines[i], combine_blocks, 1); !s.ok()) return s;
+    }
+  }
+  if (error) {
+    int64_t found[codegen::kErrorSlots] = {0, 0};
+    if (absl::Status s = stream.CopyDeviceToHost(found, error->address(), sizeof(found)); !s.ok()) {
+      return s;
+    }
+    if (found[0] != 0) {
+      const ir::Node& take = *spec.members[found[0] - 1];
+      const int axis = static_cast<int>(*take.attrs().Get<int64_t>("axis"));
+      std::string message = absl::StrCat("take: index ", found[1], " is out of bounds for axis ",
+                                         axis, " with size ", take.operand(0).shape()[axis], " of ",
+                                         take.operand(0).type().ToString());
+      if (!take.location().empty()) {
+        absl::StrAppend(&message, " (recorded at ", take.location(), ")");
+      }
+      return absl::OutOfRangeError(message);
+    }
+  }
+  for (size_t i = 0; i < spec.outputs.size(); ++i) values[spec.outputs[i]] = std::move(written[i]);
+  return absl::OkStatus();
+}
+
+absl::Status GpuExecutor::Impl::RunOnHost(
+    runtime::CudaStream& stream, const passes::FusedKernel& kernel,
+    absl::flat_hash_map<const ir::Node*, DeviceTensor>& values) {
+  absl::flat_hash_map<const ir::Node*, ir::HostTensor> local;
+  for (const ir::NodeRef& in : kernel.inputs) {
+    const DeviceTensor& d = values.at(in.get());
+    ir::HostTensor h = ir::HostTensor::Uninitialized(d.type);
+    if (h.size_in_bytes() > 0) {
+      if (absl::Status s = stream.CopyDeviceToHost(h.data(), d.address, h.size_in_bytes());
+          !s.ok()) {
+        return s;
+      }
+    }
+    local[in.get()] = std::move(h);
+  }
+  for (const ir::NodeRef& m : kernel.nodes) {
+    std::vector<const ir::HostTensor*> operands;
+    for (const ir::NodeRef& op : m->operands()) operands.push_back(&local.at(op.get()));
+    absl::StatusOr<ir::HostTensor> value = ir::InterpretNode(*m, operands);
+    if (!value.ok()) return value.status();
+    local[m.get()] = *std::move(value);
+  }
+  for (const ir::NodeRef& out : kernel.outputs) {
+    const ir::HostTensor& h = local.at(out.get());
+    absl::StatusOr<std::shared_ptr<DeviceStorage>> storage =
+        DeviceStorage::Allocate(*device, stream, static_cast<size_t>(h.size_in_bytes()));
+    if (!storage.ok()) return storage.status();
+    if (h.size_in_bytes() > 0) {
+      if (absl::Status s = stream.CopyHostToDevice((*storage)->address(), h.data(),
+                                                   h.size_in_bytes());
+          !s.ok()) {
+        return s;
+      }
+    }
+    values[out.get()] = DeviceTensor{out->type(), *storage, (*storage)->address()};
+  }
+  std::lock_guard<std::mutex> lock(mutex);
+  ++stats.host_steps;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::shared_ptr<const GpuPlan>> GpuExecutor::Prepare(
+    const ir::Graph& graph, const passes::FusionBudgets& budgets) {
+  auto plan = std::make_shared<GpuPlan>();
+  plan->graph = graph;
+  plan->fusion = passes::PlanFusion(plan->graph, budgets);
+  plan->buffers = passes::PlanBuffers(plan->graph, plan->fusion);
+  for (const passes::FusedKernel& kernel : plan->fusion.kernels) {
+    GpuPlanStep step;
+    step.kernel = &kernel;
+    for (const ir::NodeRef& in : kernel.inputs) ++plan->readers[in.get()];
+    std::string host_reason = "a library op or scan (no GPU lowering yet)";
+    if (codegen::IsCompilable(kernel)) {
+      absl::StatusOr<codegen::KernelSpec> spec =
+          codegen::BuildKernelSpec(kernel, InPlaceOutputs(kernel, plan->buffers));
+      if (!spec.ok()) return spec.status();
+      absl::StatusOr<const GpuKernel*> compiled = impl_->GetOrCompile(*spec);
+      if (compiled.ok()) {
+        step.spec = *std::move(spec);
+        step.compiled = *compiled;
+      } else if (!absl::IsUnimplemented(compiled.status())) {
+        return compiled.status();
+      } else {
+        host_reason = std::string(compiled.status().message());
+      }
+    }
+    if (!step.compiled) {
+      std::lock_guard<std::mutex> lock(impl_->mutex);
+      impl_->stats.last_host_reason = host_reason;
+    }
+    plan->steps.push_back(std::move(step));
+  }
+  for (const ir::NodeRef& r : plan->graph.results) plan->kept.insert(r.get());
+  for (const ir::NodeRef& p : plan->graph.params) plan->kept.insert(p.get());
+  return plan;
+}
+
+absl::StatusOr<std::vector<DeviceTensor>> GpuExecutor::Run(const ir::Graph& graph,
+                                                           absl::Span<const DeviceTensor> args,
+                                                           const passes::FusionBudgets& budgets) {
+  absl::StatusOr<std::shared_ptr<const GpuPlan>> plan = Prepare(graph, budgets);
+  if (!plan.ok()) return plan.status();
+  return Run(**plan, args);
+}
+
+absl::StatusOr<std::vector<DeviceTensor>> GpuExecutor::Run(const GpuPlan& plan,
+                                                           absl::Span<const DeviceTensor> args) {
+  const ir::Graph& graph = plan.graph;
+  if (args.size() != graph.params.size()) {
+    return absl::InvalidArgumentError(absl::StrCat("@", graph.name, " takes ", graph.params.size(),
+                                                   " arguments, got ", args.size()));
+  }
+  absl::StatusOr<runtime::CudaStream*> stream_or = stream();
+  if (!stream_or.ok()) return stream_or.status();
+  runtime::CudaStream& stream = **stream_or;
+  absl::flat_hash_map<const ir::Node*, DeviceTensor> values;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const ir::Node& p = *graph.params[i];
+    if (!(args[i].type == p.type())) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("@", graph.name, ": argument ", i, " (%", p.name(), ") has type ",
+                       args[i].type.ToString(), ", expected ", p.type().ToString()));
+    }
+    values[&p] = args[i];
+  }
+  std::shared_ptr<DeviceStorage> arena;
+  if (plan.buffers.arena_bytes > 0) {
+    absl::StatusOr<std::shared_ptr<DeviceStorage>> s = DeviceStorage::Allocate(
+        *impl_->device, stream, static_cast<size_t>(plan.buffers.arena_bytes));
+    if (!s.ok()) return s.status();
+    arena = *s;
+  }
+  auto allocate = [&](const ir::Node* n) -> absl::StatusOr<DeviceTensor> {
+    const passes::BufferAssignment* b = plan.buffers.Find(n);
+    DeviceTensor t{n->type(), nullptr, 0};
+    if (b && b->kind == passes::BufferAssignment::Kind::kIntermediate) {
+      t.storage = arena;
+      t.address = arena->address() + static_cast<uint64_t>(b->offset);
+    } else {
+      absl::StatusOr<std::shared_ptr<DeviceStorage>> s = DeviceStorage::Allocate(
+          *impl_->device, stream, static_cast<size_t>(t.size_in_bytes()));
+      if (!s.ok()) return s.status();
+      t.storage = *s;
+      t.address = t.storage->address();
+    }
+    // GPUC_POISON=1 (the tests set it): an element a kernel forgot to write shows up.
+    if (Poisons() && t.size_in_bytes() > 0) {
+      if (absl::Status s = impl_->Fill(stream, t.address, 0xA5, static_cast<size_t>(t.size_in_bytes()));
+          !s.ok()) {
+        return s;
+      }
+    }
+    return t;
+  };
+  absl::flat_hash_map<const ir::Node*, int> readers = plan.readers;
+  for (const GpuPlanStep& step : plan.steps) {
+    absl::Status s = step.compiled ? impl_->RunKernel(stream, step, values, allocate)
+                                   : impl_->RunOnHost(stream, *step.kernel, values);
+    if (!s.ok()) return s;
+    for (const ir::NodeRef& in : step.kernel->inputs) {
+      if (--readers[in.get()] == 0 && !plan.kept.contains(in.get())) values.erase(in.get());
+    }
+  }
+  std::vector<DeviceTensor> results;
+  for (const ir::NodeRef& r : graph.results) {
+    auto it = values.find(r.get());
+    if (it == values.end()) {
+      return absl::InternalError(
+          absl::StrCat("GPU executor: no step produced result %", r->name(), " of @", graph.name));
+    }
+    results.push_back(it->second);
+  }
+  return results;
+}
+
+absl::StatusOr<DeviceTensor> GpuExecutor::Upload(const ir::HostTensor& tensor) {
+  absl::StatusOr<runtime::CudaStream*> s = stream();
+  if (!s.ok()) return s.status();
+  absl::StatusOr<std::shared_ptr<DeviceStorage>> storage = DeviceStorage::Allocate(
+      *impl_->device, **s, static_cast<size_t>(tensor.size_in_bytes()));
+  if (!storage.ok()) return storage.status();
+  if (tensor.size_in_bytes() > 0) {
+    if (absl::Status c =
+            (*s)->CopyHostToDevice((*storage)->address(), tensor.data(), tensor.size_in_bytes());
+        !c.ok()) {
+      return c;
+    }
+  }
+  {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    ++impl_->stats.uploads;
+  }
+  return DeviceTensor{tensor.type(), *storage, (*storage)->address()};
+}
+
+absl::StatusOr<ir::HostTensor> GpuExecutor::Download(const DeviceTensor& tensor) {
+  absl::StatusOr<runtime::CudaStream*> s = stream();
+  if (!s.ok()) return s.status();
+  ir::HostTensor host = ir::HostTensor::Uninitialized(tensor.type);
+  if (host.size_in_bytes() > 0) {
+    if (absl::Status c = (*s)->CopyDeviceToHost(host.data(), tensor.address, host.size_in_bytes());
+        !c.ok()) {
+      return c;
+    }
+  }
+  if (absl::Status c = (*s)->Synchronize(); !c.ok()) return c;
+  {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    ++impl_->stats.downloads;
+  }
+  return host;
+}
+
+absl::Status GpuExecutor::Synchronize() {
+  absl::StatusOr<runtime::CudaStream*> s = stream();
+  if (!s.ok()) return s.status();
+  return (*s)->Synchronize();
+}
+
+}  // namespace gpuc::detail
