@@ -146,18 +146,18 @@ class KernelBuilder {
   llvm::Value* partials_ = nullptr;
 };
 
-std::string EmitStorePhase(const KernelSpec& spec, const Phase& phase, llvm::Module& module,
-                           GpuPhaseLaunch& launch) {
-  KernelBuilder k(spec, module, phase.function_name);
-  llvm::IRBuilder<>& b = k.b();
-  ElementEmitter& e = k.emitter();
-  const ir::Shape& shape = phase.shape;
+/// Stores `phase`'s outputs at the given elements (their indices and linear positions).
+using StoreElements =
+    std::function<void(const std::vector<Index>&, const std::vector<llvm::Value*>&)>;
+
+StoreElements MakeStoreElements(const KernelSpec& spec, const Phase& phase, KernelBuilder& k) {
   // Every value first, then every store (an output written in place must not change what
   // the others read), and for a vector step the values of all its elements first: the loads
   // then sit together where the load-store vectorizer can merge them.
   const std::vector<const Node*> prefetched = SameIndexInputs(spec, phase);
-  auto store_elements = [&](const std::vector<Index>& indices,
-                            const std::vector<llvm::Value*>& linears) {
+  return [&phase, &k, prefetched](const std::vector<Index>& indices,
+                                         const std::vector<llvm::Value*>& linears) {
+    ElementEmitter& e = k.emitter();
     e.PushScope();
     if (indices.size() > 1) {
       // At the stored element's own linear position: an address known to be 16-byte aligned.
@@ -180,6 +180,15 @@ std::string EmitStorePhase(const KernelSpec& spec, const Phase& phase, llvm::Mod
     }
     e.PopScope();
   };
+}
+
+std::string EmitStorePhase(const KernelSpec& spec, const Phase& phase, llvm::Module& module,
+                           GpuPhaseLaunch& launch) {
+  KernelBuilder k(spec, module, phase.function_name);
+  llvm::IRBuilder<>& b = k.b();
+  ElementEmitter& e = k.emitter();
+  const ir::Shape& shape = phase.shape;
+  const StoreElements store_elements = MakeStoreElements(spec, phase, k);
   llvm::Value* first = k.GlobalThread();
   llvm::Value* stride = k.GridThreads();
   if (shape.rank() == 0) {
@@ -252,6 +261,38 @@ class ReducePhaseEmitter {
     for (int d : reduced_axes_) reduced_dims_.push_back(full[d]);
     rows_mapping_ = full.rank() == 0 || std::find(reduced_axes_.begin(), reduced_axes_.end(),
                                                   full.rank() - 1) != reduced_axes_.end();
+  }
+
+  /// Row `row`'s reductions by the whole block, stored by thread 0 and visible to every
+  /// thread of the block afterwards (the row-local kernel's reduce step). "" or what has no
+  /// lowering.
+  std::string EmitRowInto(KernelBuilder& k, llvm::Value* row) {
+    llvm::IRBuilder<>& b = k.b();
+    ElementEmitter& e = k.emitter();
+    std::vector<Accumulator> accs = Accumulators(k);
+    if (accs.empty()) return e.unsupported();
+    llvm::Value* count = k.Count(reduced_dims_);
+    for (Accumulator& acc : accs) acc.StartCombinable();
+    Index kept = e.Delinearize(row, ir::Shape(kept_dims_));
+    EmitLoop(
+        b, k.ThreadInBlock(), count,
+        [&](llvm::Value* p) {
+          Index full = FullIndex(k, kept, p);
+          e.PushScope();
+          for (size_t i = 0; i < accs.size(); ++i) {
+            accs[i].AddCombinable(e.Emit(&phase_.reductions[i]->operand(0), full), p);
+          }
+          e.PopScope();
+          return b.CreateAdd(p, k.BlockThreads());
+        },
+        "position");
+    BlockMerge(k, accs, [&] {
+      for (size_t i = 0; i < accs.size(); ++i) {
+        const Node* r = phase_.reductions[i];
+        k.values().Store(r->dtype(), accs[i].Finish(count), e.ElementPointer(r, row));
+      }
+    });
+    return e.unsupported();
   }
 
   std::string Emit(GpuPhaseLaunch& launch) {
@@ -568,6 +609,54 @@ class ReducePhaseEmitter {
   bool rows_mapping_ = true;
 };
 
+/// A row-local spec (every phase works on the rows of its own reductions) as one kernel: a
+/// block per row runs each phase for its row in turn, so the later phases read the row again
+/// from L1/L2 instead of DRAM (softmax and layernorm read their input once from memory).
+std::string EmitRowLocalKernel(const KernelSpec& spec, llvm::Module& module,
+                               const std::string& name) {
+  KernelBuilder k(spec, module, name);
+  llvm::IRBuilder<>& b = k.b();
+  ElementEmitter& e = k.emitter();
+  std::vector<int64_t> kept_dims, reduced_dims;
+  for (int d : spec.KeptAxes()) kept_dims.push_back(spec.reduced_shape[d]);
+  for (int64_t d : spec.reduced_axes) reduced_dims.push_back(spec.reduced_shape[static_cast<int>(d)]);
+  std::vector<StoreElements> stores(spec.phases.size());
+  for (size_t i = 0; i < spec.phases.size(); ++i) {
+    if (spec.phases[i].kind == Phase::Kind::kStore) {
+      stores[i] = MakeStoreElements(spec, spec.phases[i], k);
+    }
+  }
+  std::string why;
+  EmitLoop(
+      b, k.Block(), k.Count(kept_dims),
+      [&](llvm::Value* row) {
+        for (size_t i = 0; i < spec.phases.size() && why.empty(); ++i) {
+          const Phase& phase = spec.phases[i];
+          if (phase.kind == Phase::Kind::kReduce) {
+            why = ReducePhaseEmitter(spec, phase, module).EmitRowInto(k, row);
+            continue;
+          }
+          // A store of the reduced shape covers the row's elements, one of the kept shape
+          // the row's single element.
+          const bool whole_row = phase.shape == spec.reduced_shape;
+          llvm::Value* length = whole_row ? k.Count(reduced_dims) : e.IndexConstant(1);
+          llvm::Value* row_start = b.CreateMul(row, length, "", true, true);
+          EmitLoop(
+              b, k.ThreadInBlock(), length,
+              [&](llvm::Value* j) {
+                llvm::Value* linear = b.CreateAdd(row_start, j, "", true, true);
+                stores[i]({e.Delinearize(linear, phase.shape)}, {linear});
+                return b.CreateAdd(j, k.BlockThreads());
+              },
+              "element");
+        }
+        return b.CreateAdd(row, k.Blocks());
+      },
+      "row");
+  k.Finish();
+  return why.empty() ? e.unsupported() : why;
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<llvm::Module>> EmitGpuKernel(const KernelSpec& spec,
@@ -591,6 +680,14 @@ absl::StatusOr<std::unique_ptr<llvm::Module>> EmitGpuKernel(const KernelSpec& sp
           absl::StrCat("GPU code generation has no lowering for ", unsupported));
     }
     result.phases.push_back(std::move(launch));
+  }
+  if (spec.row_local && spec.phases.size() > 1) {
+    result.row_local_kernel = spec.name + "_rows";
+    std::string unsupported = EmitRowLocalKernel(spec, *module, result.row_local_kernel);
+    if (!unsupported.empty()) {
+      return absl::UnimplementedError(
+          absl::StrCat("GPU code generation has no lowering for ", unsupported));
+    }
   }
   std::string problems;
   llvm::raw_string_ostream os(problems);

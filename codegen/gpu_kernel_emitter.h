@@ -17,6 +17,8 @@
 //    a thread, so neighbouring threads read neighbouring addresses. With one split a row's
 //    result is stored at once; otherwise each chunk's state goes to `partials` and the
 //    combine kernel merges the chunks of a row in order: the same bits on every run.
+//  - Row-local specs (softmax, layernorm) also get one kernel doing every phase of a row with
+//    one block, so the row is read from DRAM once and again from cache.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GPUC_CODEGEN_GPU_KERNEL_EMITTER_H_
@@ -46,6 +48,9 @@ struct GpuPhaseLaunch {
 
 struct GpuKernelLayout {
   std::vector<GpuPhaseLaunch> phases;  // one per KernelSpec phase
+  /// Row-local specs: one kernel running every phase, a block per row (used when there are
+  /// rows enough to fill the device; the phases' own kernels otherwise).
+  std::string row_local_kernel;
   bool reports_errors = false;         // a take member may report an index out of bounds
 };
 

@@ -45,12 +45,14 @@ struct GpuKernel {
   codegen::GpuKernelLayout layout;
   std::vector<runtime::CudaKernel> kernels;   // per phase
   std::vector<runtime::CudaKernel> combines;  // per phase (reduce phases)
+  std::optional<runtime::CudaKernel> rows;    // the row-local kernel, if any
 };
 
 /// A cache entry: the launch layout, then the cubin.
 std::string SerializeEntry(const codegen::GpuKernelLayout& layout, const std::string& cubin) {
   std::string out = absl::StrCat("gpuc-gpu-kernel ", layout.phases.size(), " ",
-                                 layout.reports_errors ? 1 : 0, "\n");
+                                 layout.reports_errors ? 1 : 0, " ",
+                                 layout.row_local_kernel.empty() ? 0 : 1, "\n");
   for (const codegen::GpuPhaseLaunch& p : layout.phases) {
     absl::StrAppend(&out, static_cast<int>(p.kind), " ", p.vector, " ", p.state_bytes, "\n");
   }
@@ -71,13 +73,15 @@ std::optional<std::pair<codegen::GpuKernelLayout, std::string>> ParseEntry(
   if (!header) return std::nullopt;
   std::vector<std::string> words = absl::StrSplit(*header, ' ');
   size_t phases = 0;
-  int errors = 0;
-  if (words.size() != 3 || words[0] != "gpuc-gpu-kernel" || !absl::SimpleAtoi(words[1], &phases) ||
-      !absl::SimpleAtoi(words[2], &errors) || phases != spec.phases.size()) {
+  int errors = 0, row_local = 0;
+  if (words.size() != 4 || words[0] != "gpuc-gpu-kernel" || !absl::SimpleAtoi(words[1], &phases) ||
+      !absl::SimpleAtoi(words[2], &errors) || !absl::SimpleAtoi(words[3], &row_local) ||
+      phases != spec.phases.size()) {
     return std::nullopt;
   }
   codegen::GpuKernelLayout layout;
   layout.reports_errors = errors != 0;
+  if (row_local) layout.row_local_kernel = spec.name + "_rows";
   for (size_t i = 0; i < phases; ++i) {
     std::optional<std::string> l = line();
     if (!l) return std::nullopt;
@@ -274,6 +278,12 @@ absl::StatusOr<const GpuKernel*> GpuExecutor::Impl::GetOrCompile(const codegen::
     }
     kernel->combines.push_back(combine);
   }
+  if (!kernel->layout.row_local_kernel.empty()) {
+    absl::StatusOr<runtime::CudaKernel> k = kernel->module->GetKernel(kernel->layout.row_local_kernel);
+    if (!k.ok()) return k.status();
+    k->name = absl::StrCat(kernel->layout.row_local_kernel, " (", members, ")");
+    kernel->rows = *k;
+  }
   const GpuKernel* result = kernel.get();
   compiled[spec.key_text] = std::move(kernel);
   return result;
@@ -346,7 +356,15 @@ absl::Status GpuExecutor::Impl::RunKernel(
     return runtime::Launch(stream, k, {static_cast<unsigned>(blocks), static_cast<unsigned>(splits)},
                            {threads}, 0, args.data());
   };
-  for (size_t i = 0; i < spec.phases.size(); ++i) {
+  // Row-local kernels when the rows alone fill the device (a block per row).
+  const int64_t local_rows = kernel.rows ? spec.RowCount(spec.phases[0]) : 0;
+  const bool use_rows_kernel = kernel.rows && local_rows >= sms * 2;
+  if (use_rows_kernel) {
+    if (absl::Status s = launch(*kernel.rows, std::min<int64_t>(local_rows, sms * 16), 1); !s.ok()) {
+      return s;
+    }
+  }
+  for (size_t i = 0; i < spec.phases.size() && !use_rows_kernel; ++i) {
     const codegen::Phase& phase = spec.phases[i];
     const codegen::GpuPhaseLaunch& p = kernel.layout.phases[i];
     const int64_t rows = spec.RowCount(phase);

@@ -260,6 +260,10 @@ absl::StatusOr<std::string> GpuText(const ir::Graph& graph, const passes::Fusion
       }
       absl::StrAppend(&out, "\n");
     }
+    if (!compiled->layout.row_local_kernel.empty()) {
+      absl::StrAppend(&out, "// every phase, a block per row: ", compiled->layout.row_local_kernel,
+                      "\n");
+    }
     absl::StrAppend(&out, ptx ? compiled->ptx : llvm_ir, "\n");
   }
   return out;

@@ -1,0 +1,313 @@
+//===- workloads_bench.cc - gpuc's fused kernels on the GPU, timed --------===//
+//
+// The gpuc half of bench/gpu/run.sh (peers.py is the other): each workload of issue 6 as a
+// .gir function, fused and compiled once, then run on device-resident inputs (random, never
+// zeros) and timed with CUDA events: batches of back-to-back runs, median over batches. Also
+// the latency of a compiled Function (a 10-op chain on 1024 elements, call to result on the
+// host) against a bare launch + synchronize, and cold compile vs warm disk-cache load.
+// Prints one JSON object per line. Run on the GPU machine: bench_gpu [--quick]
+//
+//===----------------------------------------------------------------------===//
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "gpuc/gpuc.h"
+#include "ir/parser.h"
+#include "lib/array_impl.h"
+#include "lib/gpu_executor.h"
+#include "passes/pass_manager.h"
+#include "runtime/module.h"
+
+namespace gpuc {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+[[noreturn]] void Die(const absl::Status& s) {
+  std::fprintf(stderr, "bench_gpu: %s\n", std::string(s.message()).c_str());
+  std::exit(1);
+}
+template <typename T>
+T Must(absl::StatusOr<T> v) {
+  if (!v.ok()) Die(v.status());
+  return *std::move(v);
+}
+void Must(const absl::Status& s) {
+  if (!s.ok()) Die(s);
+}
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+ir::Graph Optimized(const std::string& text) {
+  ir::Graph graph = Must(ir::Parse(text));
+  passes::PassManager pipeline =
+      Must(passes::BuildPipeline(passes::DefaultPipeline(), passes::PassManagerOptions{}));
+  Must(pipeline.Run(graph));
+  return graph;
+}
+
+/// A device-resident random input: uniform in [low, high), generated on the GPU by gpuc.
+detail::DeviceTensor RandomInput(detail::GpuExecutor& gpu, const ir::TensorType& type,
+                                 uint64_t seed, double low, double high) {
+  random::Generator rng(seed);
+  Array a = rng.uniform(type.shape.dims(), low, high, float32);
+  eval({a});
+  return Must(detail::ImplOf(a, "bench").buffer().OnDevice(gpu));
+}
+
+struct Timing {
+  double ms = 0;
+  int kernels = 0;
+};
+
+/// Median milliseconds of one run of `plan`, from batches of `batch` runs between events.
+Timing TimePlan(detail::GpuExecutor& gpu, const detail::GpuPlan& plan,
+                const std::vector<detail::DeviceTensor>& args, int batches, int batch) {
+  runtime::CudaStream& stream = *Must(gpu.stream());
+  runtime::CudaEvent start = Must(runtime::CudaEvent::Create(gpu.device(), true));
+  runtime::CudaEvent end = Must(runtime::CudaEvent::Create(gpu.device(), true));
+  for (int i = 0; i < 3; ++i) Must(gpu.Run(plan, args).status());  // warm: pool, caches
+  Must(gpu.Synchronize());
+  const int64_t launches_before = gpu.stats().kernel_launches;
+  Must(gpu.Run(plan, args).status());
+  Timing t;
+  t.kernels = static_cast<int>(gpu.stats().kernel_launches - launches_before);
+  std::vector<double> per_run;
+  for (int b = 0; b < batches; ++b) {
+    Must(start.Record(stream));
+    for (int i = 0; i < batch; ++i) Must(gpu.Run(plan, args).status());
+    Must(end.Record(stream));
+    Must(end.Synchronize());
+    per_run.push_back(Must(runtime::CudaEvent::ElapsedMilliseconds(start, end)) / batch);
+  }
+  t.ms = Median(per_run);
+  return t;
+}
+
+struct Workload {
+  std::string name;
+  std::string text;     // .gir, with N standing for the size
+  int64_t bytes_moved;  // per run: what must be read and written
+  double low = -2, high = 2;
+};
+
+void Report(const std::string& name, const std::string& metric, double value,
+            const std::string& extra = "") {
+  std::printf("{\"impl\": \"gpuc\", \"workload\": \"%s\", \"%s\": %.4f%s}\n", name.c_str(),
+              metric.c_str(), value, extra.c_str());
+  std::fflush(stdout);
+}
+
+void RunBandwidthWorkloads(detail::GpuExecutor& gpu, bool quick) {
+  const int64_t n28 = quick ? (1 << 24) : (int64_t{1} << 28);
+  const int64_t n26 = quick ? (1 << 22) : (int64_t{1} << 26);
+  const int64_t rows = quick ? 4096 : 65536, cols = 4096;
+  const int64_t square = quick ? 4096 : 16384;
+  auto sub = [](std::string text, std::vector<std::pair<std::string, int64_t>> values) {
+    for (auto& [k, v] : values) text = absl::StrReplaceAll(text, {{k, absl::StrCat(v)}});
+    return text;
+  };
+  std::vector<Workload> workloads = {
+      {"exp_mul_add",
+       sub("func @f(%x: f32[N]) -> (f32[N]) {\n  %two = constant {value = 2.0} : f32[]\n"
+           "  %e = exp %x : f32[N]\n  %m = mul %e, %two : f32[N]\n  %y = add %m, %x : f32[N]\n"
+           "  return %y\n}\n",
+           {{"N", n28}}),
+       n28 * 8},
+      {"black_scholes",
+       sub(R"(func @bs(%s: f32[N], %k: f32[N], %t: f32[N]) -> (f32[N], f32[N]) {
+  %r = constant {value = 0.02} : f32[]
+  %v = constant {value = 0.3} : f32[]
+  %half = constant {value = 0.5} : f32[]
+  %one = constant {value = 1.0} : f32[]
+  %rsqrt2 = constant {value = 0.7071067811865476} : f32[]
+  %ratio = div %s, %k : f32[N]
+  %logr = log %ratio : f32[N]
+  %v2 = mul %v, %v : f32[]
+  %hv2 = mul %v2, %half : f32[]
+  %drift = add %r, %hv2 : f32[]
+  %dt = mul %drift, %t : f32[N]
+  %num = add %logr, %dt : f32[N]
+  %sqt = sqrt %t : f32[N]
+  %vsqt = mul %v, %sqt : f32[N]
+  %d1 = div %num, %vsqt : f32[N]
+  %d2 = sub %d1, %vsqt : f32[N]
+  %a1 = mul %d1, %rsqrt2 : f32[N]
+  %e1 = erf %a1 : f32[N]
+  %p1 = add %e1, %one : f32[N]
+  %n1 = mul %p1, %half : f32[N]
+  %a2 = mul %d2, %rsqrt2 : f32[N]
+  %e2 = erf %a2 : f32[N]
+  %p2 = add %e2, %one : f32[N]
+  %n2 = mul %p2, %half : f32[N]
+  %nrt = neg %r : f32[]
+  %rt = mul %nrt, %t : f32[N]
+  %disc = exp %rt : f32[N]
+  %kd = mul %k, %disc : f32[N]
+  %sn1 = mul %s, %n1 : f32[N]
+  %kn2 = mul %kd, %n2 : f32[N]
+  %call = sub %sn1, %kn2 : f32[N]
+  %cs = sub %call, %s : f32[N]
+  %put = add %cs, %kd : f32[N]
+  return %call, %put
+}
+)",
+           {{"N", n26}}),
+       n26 * 20, 10, 20},
+      {"sum", sub("func @f(%x: f32[N]) -> (f32[]) {\n  %s = reduce_sum %x {axes = [0]} : f32[]\n"
+                  "  return %s\n}\n",
+                  {{"N", n28}}),
+       n28 * 4},
+      {"softmax_rows",
+       sub("func @f(%x: f32[R,C]) -> (f32[R,C]) {\n"
+           "  %m = reduce_max %x {axes = [1], keepdims = true} : f32[R,1]\n"
+           "  %d = sub %x, %m : f32[R,C]\n  %e = exp %d : f32[R,C]\n"
+           "  %s = reduce_sum %e {axes = [1], keepdims = true} : f32[R,1]\n"
+           "  %y = div %e, %s : f32[R,C]\n  return %y\n}\n",
+           {{"R", rows}, {"C", cols}}),
+       rows * cols * 8},
+      {"layernorm_rows",
+       sub("func @f(%x: f32[R,C]) -> (f32[R,C]) {\n"
+           "  %n = constant {value = 4096.0} : f32[]\n"
+           "  %eps = constant {value = 0.00001} : f32[]\n"
+           "  %s = reduce_sum %x {axes = [1], keepdims = true} : f32[R,1]\n"
+           "  %mean = div %s, %n : f32[R,1]\n  %d = sub %x, %mean : f32[R,C]\n"
+           "  %d2 = mul %d, %d : f32[R,C]\n"
+           "  %ss = reduce_sum %d2 {axes = [1], keepdims = true} : f32[R,1]\n"
+           "  %var = div %ss, %n : f32[R,1]\n  %ve = add %var, %eps : f32[R,1]\n"
+           "  %inv = rsqrt %ve : f32[R,1]\n  %y = mul %d, %inv : f32[R,C]\n  return %y\n}\n",
+           {{"R", rows}, {"C", cols}}),
+       rows * cols * 8},
+      {"column_sum",
+       sub("func @f(%x: f32[S,S]) -> (f32[S]) {\n  %s = reduce_sum %x {axes = [0]} : f32[S]\n"
+           "  return %s\n}\n",
+           {{"S", square}}),
+       square * square * 4},
+      {"mean_var",
+       sub("func @f(%x: f32[N]) -> (f32[], f32[]) {\n"
+           "  %n = constant {value = 268435456.0} : f32[]\n"
+           "  %s = reduce_sum %x {axes = [0]} : f32[]\n"
+           "  %x2 = mul %x, %x : f32[N]\n  %s2 = reduce_sum %x2 {axes = [0]} : f32[]\n"
+           "  %mean = div %s, %n : f32[]\n  %m2 = div %s2, %n : f32[]\n"
+           "  %mm = mul %mean, %mean : f32[]\n  %var = sub %m2, %mm : f32[]\n"
+           "  return %mean, %var\n}\n",
+           {{"N", n28}}),
+       n28 * 4},
+  };
+  for (const Workload& w : workloads) {
+    const ir::Graph graph = Optimized(w.text);
+    std::shared_ptr<const detail::GpuPlan> plan = Must(gpu.Prepare(graph));
+    std::vector<detail::DeviceTensor> args;
+    for (size_t i = 0; i < graph.params.size(); ++i) {
+      args.push_back(RandomInput(gpu, graph.params[i]->type(), 100 + i, w.low, w.high));
+    }
+    const Timing t = TimePlan(gpu, *plan, args, quick ? 5 : 15, 10);
+    Report(w.name, "ms", t.ms,
+           absl::StrCat(", \"gbps\": ", static_cast<double>(w.bytes_moved) / (t.ms * 1e6),
+                        ", \"kernels\": ", t.kernels));
+  }
+}
+
+/// A 10-op chain through gpuc::compile, call to result on the host, against a bare launch of
+/// an empty kernel + synchronize in the same process.
+void RunLatency(detail::GpuExecutor& gpu) {
+  auto chain = compile([](Array x) {
+    Array y = x * 1.5 + 0.25;
+    y = sin(y) * y;
+    y = y - x * 0.5;
+    y = exp(-abs(y)) + y;
+    y = sqrt(y * y + 1.0);
+    return y;
+  });
+  random::Generator rng(2);
+  Array x = rng.uniform({1024}, -1, 1, float32);
+  eval({x});
+  std::vector<float> out(1024);
+  for (int i = 0; i < 50; ++i) chain(x).copy_to(out.data(), out.size() * 4);
+  std::vector<double> call_us;
+  for (int i = 0; i < 1000; ++i) {
+    const auto t0 = Clock::now();
+    chain(x).copy_to(out.data(), out.size() * 4);
+    call_us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
+  }
+  // The floor: an empty kernel, launched and waited for.
+  static const char* kEmptyPtx =
+      ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry empty() { ret; }\n";
+  std::unique_ptr<runtime::CudaModule> module =
+      Must(runtime::CudaModule::LoadPtx(gpu.device(), kEmptyPtx));
+  runtime::CudaKernel empty = Must(module->GetKernel("empty"));
+  runtime::CudaStream& stream = *Must(gpu.stream());
+  std::vector<double> floor_us;
+  for (int i = 0; i < 1050; ++i) {
+    const auto t0 = Clock::now();
+    Must(runtime::Launch(stream, empty, {1}, {1}, 0, nullptr));
+    Must(stream.Synchronize());
+    if (i >= 50) {
+      floor_us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
+    }
+  }
+  const double call = Median(call_us), floor = Median(floor_us);
+  Report("chain10_1024_call", "us", call,
+         absl::StrCat(", \"floor_us\": ", floor, ", \"ratio_to_floor\": ", call / floor));
+}
+
+/// Cold compile (LLVM + PTX + cubin) of a fused kernel and a warm load from the disk cache.
+void RunCompileTimes() {
+  // A fresh cache directory, so the first compile is cold; a child process loads it warm.
+  const std::string dir = absl::StrCat("/tmp/gpuc-bench-cache-", getpid());
+  std::filesystem::remove_all(dir);
+  const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
+  for (const char* phase : {"cold", "warm"}) {
+    const std::string cmd =
+        absl::StrCat("GPUC_CACHE_DIR=", dir, " ", self, " --compile-once ", phase);
+    if (std::system(cmd.c_str()) != 0) std::fprintf(stderr, "bench_gpu: %s failed\n", phase);
+  }
+  std::filesystem::remove_all(dir);
+}
+
+void CompileOnce(const std::string& phase) {
+  detail::GpuExecutor& gpu = *Must(detail::GpuExecutor::Get());
+  const ir::Graph graph = Optimized(
+      "func @f(%x: f32[4096,1024]) -> (f32[4096,1024]) {\n"
+      "  %m = reduce_max %x {axes = [1], keepdims = true} : f32[4096,1]\n"
+      "  %d = sub %x, %m : f32[4096,1024]\n  %e = exp %d : f32[4096,1024]\n"
+      "  %s = reduce_sum %e {axes = [1], keepdims = true} : f32[4096,1]\n"
+      "  %y = div %e, %s : f32[4096,1024]\n  return %y\n}\n");
+  const auto t0 = Clock::now();
+  Must(gpu.Prepare(graph).status());
+  const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  const detail::GpuBackendStats s = gpu.stats();
+  Report(absl::StrCat("softmax_compile_", phase), "ms", ms,
+         absl::StrCat(", \"compiles\": ", s.compiles, ", \"disk_hits\": ", s.disk_hits));
+}
+
+}  // namespace
+}  // namespace gpuc
+
+int main(int argc, char** argv) {
+  using namespace gpuc;
+  if (argc == 3 && std::string(argv[1]) == "--compile-once") {
+    CompileOnce(argv[2]);
+    return 0;
+  }
+  const bool quick = argc > 1 && std::string(argv[1]) == "--quick";
+  absl::StatusOr<detail::GpuExecutor*> gpu = detail::GpuExecutor::Get();
+  if (!gpu.ok()) {
+    std::fprintf(stderr, "bench_gpu: no GPU: %s\n", std::string(gpu.status().message()).c_str());
+    return 0;
+  }
+  RunCompileTimes();
+  RunBandwidthWorkloads(**gpu, quick);
+  RunLatency(**gpu);
+  return 0;
+}

@@ -1,0 +1,267 @@
+//===- gpu_backend_test.cc - The GPU back end against the oracle ----------===//
+//
+// Differential tests as test/unit/host_backend_test.cc's, on the GPU: seeded random graphs
+// over every dtype, elementwise op, reduction and view, through the default passes, fusion,
+// NVPTX code generation, the driver's linker and the device, against the reference
+// interpreter. Then what only the GPU path has: reductions split over many blocks (full,
+// row and column, argmax ties and NaN across splits), bit-identical reruns, errors from
+// kernels, arrays kept on the device between evaluations, and compiled Functions.
+// GPUC_DIFFERENTIAL_GRAPHS=N runs more graphs. Skips without a GPU.
+//
+//===----------------------------------------------------------------------===//
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <limits>
+
+#include <gtest/gtest.h>
+
+#include "absl/strings/str_cat.h"
+#include "gpuc/gpuc.h"
+#include "ir/interpreter.h"
+#include "ir/parser.h"
+#include "ir/printer.h"
+#include "lib/gpu_executor.h"
+#include "passes/pass_manager.h"
+#include "test/unit/random_graph.h"
+#include "test/unit/test_util.h"
+#include "tools/gpuc/random_inputs.h"
+
+namespace gpuc {
+namespace {
+
+using ir::DType;
+
+#define GPUC_REQUIRE_GPU_EXECUTOR(var)                                       \
+  absl::StatusOr<detail::GpuExecutor*> var##_or = detail::GpuExecutor::Get(); \
+  if (!var##_or.ok()) GTEST_SKIP() << "no GPU: " << var##_or.status().message(); \
+  detail::GpuExecutor& var = **var##_or
+
+int GraphCount() {
+  const char* env = std::getenv("GPUC_DIFFERENTIAL_GRAPHS");
+  return env ? std::atoi(env) : 300;
+}
+
+std::string Tolerance(DType dtype) {
+  switch (ir::RealPart(dtype)) {
+    case DType::kFloat16:
+      return "rel4e-3";
+    case DType::kBFloat16:
+      return "rel3e-2";
+    case DType::kFloat32:
+      return "rel2e-6";
+    default:
+      return "rel1e-13";
+  }
+}
+
+absl::StatusOr<std::vector<ir::HostTensor>> RunOnGpu(detail::GpuExecutor& gpu,
+                                                     const ir::Graph& graph,
+                                                     const std::vector<ir::HostTensor>& args) {
+  std::vector<detail::DeviceTensor> device_args;
+  for (const ir::HostTensor& a : args) {
+    absl::StatusOr<detail::DeviceTensor> d = gpu.Upload(a);
+    if (!d.ok()) return d.status();
+    device_args.push_back(*d);
+  }
+  absl::StatusOr<std::vector<detail::DeviceTensor>> results = gpu.Run(graph, device_args);
+  if (!results.ok()) return results.status();
+  std::vector<ir::HostTensor> host;
+  for (const detail::DeviceTensor& r : *results) {
+    absl::StatusOr<ir::HostTensor> h = gpu.Download(r);
+    if (!h.ok()) return h.status();
+    host.push_back(*h);
+  }
+  return host;
+}
+
+ir::Graph Optimized(const ir::Graph& graph) {
+  ir::Graph optimized = graph;
+  absl::StatusOr<passes::PassManager> pipeline =
+      passes::BuildPipeline(passes::DefaultPipeline(), passes::PassManagerOptions{});
+  EXPECT_TRUE(pipeline.ok());
+  EXPECT_TRUE(pipeline->Run(optimized).ok());
+  return optimized;
+}
+
+void CheckAgainstInterpreter(detail::GpuExecutor& gpu, const ir::Graph& graph,
+                             const std::vector<ir::HostTensor>& args) {
+  SCOPED_TRACE(ir::Print(graph));
+  absl::StatusOr<std::vector<ir::HostTensor>> want = ir::Interpret(graph, args);
+  absl::StatusOr<std::vector<ir::HostTensor>> got = RunOnGpu(gpu, Optimized(graph), args);
+  if (!want.ok()) {
+    ASSERT_FALSE(got.ok()) << "the interpreter failed (" << want.status() << ") but not the GPU";
+    EXPECT_EQ(got.status().message(), want.status().message());
+    return;
+  }
+  ASSERT_TRUE(got.ok()) << got.status();
+  ASSERT_EQ(got->size(), want->size());
+  for (size_t r = 0; r < want->size(); ++r) {
+    EXPECT_EQ(test::CompareTensors((*got)[r], (*want)[r], Tolerance((*want)[r].dtype())), "")
+        << "result " << r;
+  }
+}
+
+TEST(GpuBackendTest, RandomGraphsAgreeWithTheInterpreter) {
+  GPUC_REQUIRE_GPU_EXECUTOR(gpu);
+  const detail::GpuBackendStats before = gpu.stats();
+  for (int seed = 0; seed < GraphCount(); ++seed) {
+    test::RandomGraphOptions options;
+    options.all_dtypes = true;
+    options.all_ops = true;
+    const ir::Graph graph = test::RandomGraph(seed, options);
+    SCOPED_TRACE(absl::StrCat("seed ", seed));
+    CheckAgainstInterpreter(gpu, graph, tool::RandomArguments(graph, seed));
+    if (HasFailure()) return;
+  }
+  const detail::GpuBackendStats after = gpu.stats();
+  const int64_t launches = after.kernel_launches - before.kernel_launches;
+  const int64_t host = after.host_steps - before.host_steps;
+  std::cout << launches << " kernel launches (" << after.compiles - before.compiles
+            << " compiles, " << after.disk_hits - before.disk_hits << " disk hits), " << host
+            << " host steps (last: " << after.last_host_reason << ")\n";
+  EXPECT_GT(launches, 10 * host);
+}
+
+/// A graph parsed from text, with seeded random arguments.
+struct Case {
+  ir::Graph graph;
+  std::vector<ir::HostTensor> args;
+};
+Case Parse(const std::string& text, uint64_t seed) {
+  absl::StatusOr<ir::Graph> graph = ir::Parse(text);
+  EXPECT_TRUE(graph.ok()) << graph.status();
+  Case c{*graph, {}};
+  c.args = tool::RandomArguments(c.graph, seed);
+  return c;
+}
+
+TEST(GpuBackendTest, LargeReductionsSplitOverBlocksAgreeWithTheInterpreter) {
+  GPUC_REQUIRE_GPU_EXECUTOR(gpu);
+  // Few rows with long reduced ranges: each row is cut into many chunks whose partial states
+  // the combine kernel merges.
+  for (const char* text : {
+           "func @full(%x: f32[3000000]) -> (f32[]) {\n"
+           "  %s = reduce_sum %x {axes = [0]} : f32[]\n  return %s\n}\n",
+           "func @rows(%x: f64[3,1000001]) -> (f64[3], f64[3]) {\n"
+           "  %s = reduce_sum %x {axes = [1]} : f64[3]\n"
+           "  %m = reduce_max %x {axes = [1]} : f64[3]\n  return %s, %m\n}\n",
+           "func @columns(%x: f32[200000,7]) -> (f32[7], i64[7]) {\n"
+           "  %s = reduce_sum %x {axes = [0]} : f32[7]\n"
+           "  %a = argmin %x {axis = 0} : i64[7]\n  return %s, %a\n}\n",
+           "func @middle(%x: f32[5,4000,9]) -> (f32[5,9]) {\n"
+           "  %e = exp %x : f32[5,4000,9]\n"
+           "  %s = reduce_sum %e {axes = [1]} : f32[5,9]\n  return %s\n}\n",
+           "func @ints(%x: i32[2000000]) -> (i32[], bool[]) {\n"
+           "  %s = reduce_max %x {axes = [0]} : i32[]\n"
+           "  %a = reduce_any %x {axes = [0]} : bool[]\n  return %s, %a\n}\n",
+       }) {
+    Case c = Parse(text, 7);
+    CheckAgainstInterpreter(gpu, c.graph, c.args);
+  }
+}
+
+TEST(GpuBackendTest, ArgmaxFindsTheFirstExtremeAndTheFirstNanAcrossSplits) {
+  GPUC_REQUIRE_GPU_EXECUTOR(gpu);
+  Case c = Parse(
+      "func @f(%x: f32[2,1000000]) -> (i64[2], f32[2]) {\n"
+      "  %a = argmax %x {axis = 1} : i64[2]\n"
+      "  %m = reduce_max %x {axes = [1]} : f32[2]\n  return %a, %m\n}\n",
+      3);
+  float* x = c.args[0].data_as<float>();
+  // Row 0: the maximum 9 appears at three positions in different splits; row 1: NaNs.
+  for (int64_t i : {777777, 123456, 999999}) x[i] = 9.0f;
+  for (int64_t i : {654321, 500001}) x[1000000 + i] = std::numeric_limits<float>::quiet_NaN();
+  absl::StatusOr<std::vector<ir::HostTensor>> got = RunOnGpu(gpu, Optimized(c.graph), c.args);
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_EQ((*got)[0].data_as<int64_t>()[0], 123456);
+  EXPECT_EQ((*got)[0].data_as<int64_t>()[1], 500001);
+  EXPECT_EQ((*got)[1].data_as<float>()[0], 9.0f);
+  EXPECT_TRUE(std::isnan((*got)[1].data_as<float>()[1]));
+  CheckAgainstInterpreter(gpu, c.graph, c.args);
+}
+
+TEST(GpuBackendTest, ReductionsGiveTheSameBitsOnEveryRun) {
+  GPUC_REQUIRE_GPU_EXECUTOR(gpu);
+  Case c = Parse(
+      "func @f(%x: f32[16777216]) -> (f32[]) {\n"
+      "  %s = reduce_sum %x {axes = [0]} : f32[]\n  return %s\n}\n",
+      5);
+  const ir::Graph graph = Optimized(c.graph);
+  absl::StatusOr<std::vector<ir::HostTensor>> first = RunOnGpu(gpu, graph, c.args);
+  ASSERT_TRUE(first.ok()) << first.status();
+  for (int run = 0; run < 5; ++run) {
+    absl::StatusOr<std::vector<ir::HostTensor>> again = RunOnGpu(gpu, graph, c.args);
+    ASSERT_TRUE(again.ok()) << again.status();
+    EXPECT_EQ(std::memcmp((*first)[0].data(), (*again)[0].data(), 4), 0) << "run " << run;
+  }
+}
+
+TEST(GpuBackendTest, AnIndexOutOfBoundsInAKernelIsAnErrorNamingTheTake) {
+  GPUC_REQUIRE_GPU_EXECUTOR(gpu);
+  Case c = Parse(
+      "func @f(%x: f32[10], %i: i64[4]) -> (f32[4]) {\n"
+      "  %t = take %x, %i {axis = 0} : f32[4]\n"
+      "  %y = mul %t, %t : f32[4]\n  return %y\n}\n",
+      1);
+  int64_t* index = c.args[1].data_as<int64_t>();
+  for (int k = 0; k < 4; ++k) index[k] = k;
+  index[2] = 12;
+  absl::StatusOr<std::vector<ir::HostTensor>> got = RunOnGpu(gpu, Optimized(c.graph), c.args);
+  ASSERT_FALSE(got.ok());
+  EXPECT_EQ(got.status().message(),
+            "take: index 12 is out of bounds for axis 0 with size 10 of f32[10]");
+  // The device is still usable.
+  index[2] = 9;
+  CheckAgainstInterpreter(gpu, c.graph, c.args);
+}
+
+TEST(GpuBackendTest, EvaluatedArraysStayOnTheDevice) {
+  GPUC_REQUIRE_GPU_EXECUTOR(gpu);
+  random::Generator rng(4);
+  Array x = rng.normal({1 << 16}, 0.0, 1.0, float32);
+  Array y = exp(x) * 2.0 + x;
+  eval({y});
+  const detail::GpuBackendStats before = gpu.stats();
+  Array z = sum(y * y);
+  eval({z});
+  const detail::GpuBackendStats after = gpu.stats();
+  EXPECT_EQ(after.uploads, before.uploads) << "y was copied in again";
+  EXPECT_EQ(after.downloads, before.downloads) << "nothing was read on the host";
+  const std::vector<float> xs = x.to_host<float>();
+  double want = 0;
+  for (float v : xs) {
+    const float e = static_cast<float>(std::exp(static_cast<double>(v))) * 2.0f + v;
+    want += static_cast<double>(e) * e;
+  }
+  EXPECT_NEAR(z.item<float>(), want, 1e-5 * want);
+}
+
+TEST(GpuBackendTest, CompiledFunctionsRunOnTheGpu) {
+  GPUC_REQUIRE_GPU_EXECUTOR(gpu);
+  auto softmax = compile([](Array x) {
+    Array e = exp(x - max(x, -1, true));
+    return e / sum(e, -1, true);
+  });
+  random::Generator rng(9);
+  for (int call = 0; call < 3; ++call) {
+    Array x = rng.normal({300, 1000}, 0.0, 3.0, float32);
+    const detail::GpuBackendStats before = gpu.stats();
+    std::vector<float> y = softmax(x).to_host<float>();
+    EXPECT_GT(gpu.stats().kernel_launches, before.kernel_launches);
+    std::vector<float> in = x.to_host<float>();
+    for (int r = 0; r < 300; r += 37) {
+      double top = -INFINITY, total = 0;
+      for (int k = 0; k < 1000; ++k) top = std::max<double>(top, in[r * 1000 + k]);
+      for (int k = 0; k < 1000; ++k) total += std::exp(in[r * 1000 + k] - top);
+      for (int k = 0; k < 1000; k += 99) {
+        const double want = std::exp(in[r * 1000 + k] - top) / total;
+        EXPECT_NEAR(y[r * 1000 + k], want, 1e-6 * want + 1e-12) << r << "," << k;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace gpuc

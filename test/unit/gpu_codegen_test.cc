@@ -1,0 +1,86 @@
+//===- gpu_codegen_test.cc - GPU code generation without a GPU ------------===//
+//
+// Every kernel of seeded random graphs (all dtypes, ops, views and reductions) compiles to
+// PTX, or has a stated reason not to (the support-library ops, complex products and
+// extrema), and ptxas from the CUDA toolkit accepts the PTX. Needs libdevice and ptxas (the
+// toolkit), not a device; skips with the reason where the toolkit is missing.
+//
+//===----------------------------------------------------------------------===//
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "codegen/nvptx_compiler.h"
+#include "ir/printer.h"
+#include "lib/host_executor.h"
+#include "passes/buffer_plan.h"
+#include "passes/fusion.h"
+#include "passes/pass_manager.h"
+#include "test/unit/random_graph.h"
+
+namespace gpuc {
+namespace {
+
+std::string Ptxas() {
+  const char* home = std::getenv("CUDA_HOME");
+  const std::string path = absl::StrCat(home ? home : "/usr/local/cuda", "/bin/ptxas");
+  return std::filesystem::exists(path) ? path : "";
+}
+
+TEST(GpuCodegenTest, RandomGraphsCompileToPtxThatPtxasAccepts) {
+  absl::StatusOr<std::unique_ptr<codegen::NvptxCompiler>> compiler =
+      codegen::NvptxCompiler::Create({});
+  if (!compiler.ok()) GTEST_SKIP() << "no CUDA toolkit: " << compiler.status().message();
+  const std::string ptxas = Ptxas();
+  const std::string dir = ::testing::TempDir();
+  int compiled = 0, unsupported = 0, assembled = 0;
+  for (uint64_t seed = 0; seed < 120; ++seed) {
+    test::RandomGraphOptions options;
+    options.all_dtypes = true;
+    options.all_ops = true;
+    ir::Graph graph = test::RandomGraph(seed, options);
+    absl::StatusOr<passes::PassManager> pipeline =
+        passes::BuildPipeline(passes::DefaultPipeline(), passes::PassManagerOptions{});
+    ASSERT_TRUE(pipeline.ok());
+    ASSERT_TRUE(pipeline->Run(graph).ok());
+    const passes::FusionPlan plan = passes::PlanFusion(graph);
+    const passes::BufferPlan buffers = passes::PlanBuffers(graph, plan);
+    for (const passes::FusedKernel& kernel : plan.kernels) {
+      if (!codegen::IsCompilable(kernel)) continue;
+      absl::StatusOr<codegen::KernelSpec> spec =
+          codegen::BuildKernelSpec(kernel, detail::InPlaceOutputs(kernel, buffers));
+      ASSERT_TRUE(spec.ok()) << spec.status();
+      absl::StatusOr<codegen::GpuCompiledKernel> ptx =
+          codegen::CompileGpuKernel(*spec, **compiler);
+      if (absl::IsUnimplemented(ptx.status())) {
+        ++unsupported;
+        continue;
+      }
+      ASSERT_TRUE(ptx.ok()) << "seed " << seed << ": " << ptx.status() << "\n" << ir::Print(graph);
+      ++compiled;
+      ASSERT_EQ(ptx->layout.phases.size(), spec->phases.size());
+      EXPECT_TRUE(absl::StrContains(ptx->ptx, ".entry " + spec->phases[0].function_name));
+      EXPECT_FALSE(absl::StrContains(ptx->ptx, "call.uni")) << "a call was not inlined";
+      if (!ptxas.empty() && seed % 3 == 0) {
+        const std::string path = absl::StrCat(dir, "/gpu_codegen_", seed, ".ptx");
+        std::ofstream(path) << ptx->ptx;
+        const std::string cmd =
+            absl::StrCat(ptxas, " -arch=sm_90 ", path, " -o ", path, ".cubin 2>", path, ".log");
+        EXPECT_EQ(std::system(cmd.c_str()), 0)
+            << "ptxas rejected seed " << seed << "'s kernel " << spec->name << ":\n"
+            << std::ifstream(path + ".log").rdbuf();
+        ++assembled;
+      }
+    }
+  }
+  std::cout << compiled << " kernels compiled to PTX, " << unsupported << " without a GPU lowering, "
+            << assembled << " assembled by ptxas\n";
+  EXPECT_GT(compiled, 10 * unsupported);
+}
+
+}  // namespace
+}  // namespace gpuc
