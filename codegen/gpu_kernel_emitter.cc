@@ -381,9 +381,11 @@ class ReducePhaseEmitter {
   /// `value` from lane + delta of the warp (lanes past the end read their own).
   llvm::Value* ShuffleDown(llvm::IRBuilder<>& b, llvm::Value* value, int delta) {
     llvm::Type* type = value->getType();
-    if (auto* st = llvm::dyn_cast<llvm::StructType>(type)) {
-      llvm::Value* result = llvm::PoisonValue::get(st);
-      for (unsigned i = 0; i < st->getNumElements(); ++i) {
+    if (type->isAggregateType()) {  // complex values: [2 x float/double]
+      const unsigned parts = type->isStructTy() ? type->getStructNumElements()
+                                                : static_cast<unsigned>(type->getArrayNumElements());
+      llvm::Value* result = llvm::PoisonValue::get(type);
+      for (unsigned i = 0; i < parts; ++i) {
         result =
             b.CreateInsertValue(result, ShuffleDown(b, b.CreateExtractValue(value, i), delta), i);
       }

@@ -10,6 +10,7 @@
 #include "codegen/host_compiler.h"
 #include "codegen/kernel_spec.h"
 #include "codegen/value_lowering.h"
+#include "ir/op.h"
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/IR/IRBuilder.h"
@@ -132,8 +133,18 @@ absl::Status RetargetMath(llvm::Module& module) {
 /// Bodies for the host support library's conversions: one cvt instruction each on the GPU.
 absl::Status DefineSupportFunctions(llvm::Module& module) {
   if (llvm::Function* f = module.getFunction(kElementwiseHelper); f && !f->use_empty()) {
+    // The helper's first argument is the op, its second the loop dtype.
+    std::string what = "an operation";
+    if (auto* call = llvm::dyn_cast<llvm::CallInst>(f->user_back())) {
+      auto* op = llvm::dyn_cast<llvm::ConstantInt>(call->getArgOperand(0));
+      auto* loop = llvm::dyn_cast<llvm::ConstantInt>(call->getArgOperand(1));
+      if (op && loop) {
+        what = absl::StrCat(ir::OpName(static_cast<ir::OpCode>(op->getZExtValue())), " in ",
+                            ir::DTypeName(static_cast<ir::DType>(loop->getZExtValue())));
+      }
+    }
     return absl::UnimplementedError(
-        "an operation the host runs through the support library (gpuc_rt_elementwise)");
+        absl::StrCat(what, " (the host computes it through its support library)"));
   }
   llvm::LLVMContext& c = module.getContext();
   auto define = [&](const char* name, const std::function<llvm::Value*(llvm::IRBuilder<>&,

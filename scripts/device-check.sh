@@ -1,40 +1,38 @@
 #!/usr/bin/env bash
-# device-check.sh — run on the GPU machine over the bundle from scripts/bundle-device.sh.
-#
-#   device run:  bash scripts/device-check.sh        (with carry: ["carry"])
-#
-# Unpacks the bundle, prints the device, runs the unit tests, the GPU tests, and
-# compute-sanitizer (memcheck and racecheck) over the GPU tests; logs go to $OUT (or ./out).
+# device-check.sh — what a device run does on the GPU machine (see docs/performance.md):
+#   tests:  the GPU tests (differential random graphs against the interpreter, reductions,
+#           errors, residency), every unit test with evaluation on the GPU, and
+#           compute-sanitizer memcheck over a subset;
+#   bench:  bench_gpu and the peers (CuPy, cupy.fuse, JAX, torch.compile) side by side,
+#           JSON lines plus a Markdown table.
+# Usage there: bash scripts/device-check.sh tests|bench [--quick]; logs go to $OUT.
 set -uo pipefail
-cd "$(dirname "$0")/.."
-out=${OUT:-out}
+mode=${1:?tests or bench}
+quick=${2:-}
+out=${OUT:-/tmp/gpuc-out}
 mkdir -p "$out"
 tar xzf carry/gpuc-device.tar.gz -C /tmp
 bin=/tmp/gpuc-device/bin
-export GPUC_SOURCE_DIR=$PWD
-status=0
-run() {  # run NAME COMMAND...: log to $out/NAME.log, remember failures
-  local name=$1
-  shift
-  echo "== $name: $*"
-  "$@" >"$out/$name.log" 2>&1
-  local rc=$?
-  tail -n 5 "$out/$name.log"
-  echo "-> exit $rc"
-  [ $rc -eq 0 ] || status=1
-}
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
-run info "$bin/gpuc" --info
-run unit_tests "$bin/gpuc_unit_tests"
-run gpu_tests "$bin/gpuc_gpu_tests"
-run gpu_fault_test "$bin/gpuc_gpu_fault_test"
-sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-# Two tests make driver calls fail on purpose (an impossible allocation, bad PTX and a missing
-# kernel), which memcheck counts as API errors; the sanitizers run every other GPU test.
-sanitized=(--gtest_filter=-*OutOfMemory*:*ModuleErrorsAreClear*)
-run memcheck "$sanitizer" --tool memcheck --error-exitcode 1 "$bin/gpuc_gpu_tests" "${sanitized[@]}"
-run racecheck "$sanitizer" --tool racecheck --error-exitcode 1 "$bin/gpuc_gpu_tests" "${sanitized[@]}"
-run bench_pool "$bin/bench_pool" --benchmark_min_time=0.2
-
-run bench_runtime "$bin/bench_runtime" --benchmark_min_time=0.3
-exit $status
+export GPUC_CACHE_DIR=/tmp/gpuc-cache GPUC_SOURCE_DIR=$PWD PYTHONUNBUFFERED=1
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv
+"$bin/gpuc" --info
+if [ "$mode" = tests ]; then
+  GPUC_POISON=1 "$bin/gpuc_gpu_tests" 2>&1 | tee "$out/gpu_tests.log" | grep -E "^\[  (FAILED|PASSED|SKIPPED) |Failure|launches|^\[ RUN.*Gpu" | head -60
+  "$bin/gpuc_gpu_fault_test" 2>&1 | tail -3
+  # Every unit test evaluates on the GPU here (the default where there is a device).
+  GPUC_POISON=1 "$bin/gpuc_unit_tests" 2>&1 | tee "$out/unit_tests_on_gpu.log" | grep -E "^\[  (FAILED|PASSED) |Failure" | head -40
+  sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  GPUC_DIFFERENTIAL_GRAPHS=40 GPUC_POISON=1 GPUC_CACHE_DIR=/tmp/gpuc-cache-sanitizer \
+    "$sanitizer" --tool memcheck --leak-check no --error-exitcode 3 \
+    "$bin/gpuc_gpu_tests" --gtest_filter='GpuBackendTest.*' 2>&1 | tee "$out/memcheck.log" | tail -15
+  echo "memcheck exit status: ${PIPESTATUS[0]}"
+  for f in examples/*.gir; do
+    "$bin/gpuc" "$f" --run --target=gpu --stats --show=3 > /tmp/gpu.txt 2>&1
+    "$bin/gpuc" "$f" --run --target=interp --show=3 > /tmp/interp.txt 2>&1
+    echo "== $f"; tail -n +2 /tmp/gpu.txt | head -8
+  done
+else
+  "$bin/bench_gpu" $quick | tee "$out/bench.jsonl"
+  python3 bench/gpu/peers.py $quick | tee -a "$out/bench.jsonl"
+  python3 bench/gpu/table.py "$out/bench.jsonl" | tee "$out/table.md"
+fi
