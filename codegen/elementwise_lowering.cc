@@ -338,7 +338,9 @@ llvm::Value* EmitNativeElementwise(ValueLowering& values, OpCode op, DType loop,
     case DTypeKind::kFloat: {
       // fmod-based floor division and modulo keep NumPy's npy_divmod in the support library.
       if (op == OpCode::kFloorDivide || op == OpCode::kMod) return nullptr;
-      if (loop == DType::kFloat64 || !ComputesInDouble(op)) return EmitFloat(values, op, a, c);
+      if (loop == DType::kFloat64 || !ComputesInDouble(op) || values.float_math_in_float()) {
+        return EmitFloat(values, op, a, c);
+      }
       // Functions that are not correctly rounded run in double and round once to the loop
       // dtype, as the interpreter computes them: the results are then identical.
       llvm::Value* wide_a = values.Convert(a, loop, DType::kFloat64);

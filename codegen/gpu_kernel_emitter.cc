@@ -36,11 +36,12 @@ int VectorWidth(const Phase& phase) {
 /// elementwise members of the same shape only). Loading these first, for every element of a
 /// vector step, puts the loads side by side where they merge into 16-byte loads; a lazy load
 /// would sit after the previous element's math (often several basic blocks of libdevice).
-std::vector<const Node*> SameIndexInputs(const KernelSpec& spec, const Phase& phase) {
+std::vector<const Node*> SameIndexInputs(const KernelSpec& spec,
+                                         const std::vector<const Node*>& roots,
+                                         const ir::Shape& shape) {
   std::vector<const Node*> inputs;
   absl::flat_hash_set<const Node*> seen;
-  std::vector<const Node*> stack(phase.stores.begin(), phase.stores.end());
-  const ir::Shape& shape = phase.shape;
+  std::vector<const Node*> stack(roots.begin(), roots.end());
   while (!stack.empty()) {
     const Node* n = stack.back();
     stack.pop_back();
@@ -55,6 +56,13 @@ std::vector<const Node*> SameIndexInputs(const KernelSpec& spec, const Phase& ph
   return inputs;
 }
 
+/// The module flag EmitGpuKernel sets for its math mode.
+constexpr const char* kExactMathFlag = "gpuc-exact-math";
+bool ExactMath(const llvm::Module& module) {
+  auto* flag = llvm::mdconst::extract_or_null<llvm::ConstantInt>(module.getModuleFlag(kExactMathFlag));
+  return flag && flag->getZExtValue() != 0;
+}
+
 /// One kernel function under construction: its builder, frame and element emitter (values
 /// cached by an emitter belong to one function, so each kernel gets its own).
 class KernelBuilder {
@@ -62,6 +70,7 @@ class KernelBuilder {
   KernelBuilder(const KernelSpec& spec, llvm::Module& module, const std::string& name)
       : spec_(spec), module_(module), b_(module.getContext()), values_(b_),
         emitter_(spec, values_, frame_) {
+    values_.set_float_math_in_float(!ExactMath(module));
     llvm::LLVMContext& c = module.getContext();
     std::vector<llvm::Type*> params;
     for (int i = 0; i < spec.num_buffers(); ++i) params.push_back(b_.getPtrTy());
@@ -154,7 +163,7 @@ StoreElements MakeStoreElements(const KernelSpec& spec, const Phase& phase, Kern
   // Every value first, then every store (an output written in place must not change what
   // the others read), and for a vector step the values of all its elements first: the loads
   // then sit together where the load-store vectorizer can merge them.
-  const std::vector<const Node*> prefetched = SameIndexInputs(spec, phase);
+  const std::vector<const Node*> prefetched = SameIndexInputs(spec, phase.stores, phase.shape);
   return [&phase, &k, prefetched](const std::vector<Index>& indices,
                                          const std::vector<llvm::Value*>& linears) {
     ElementEmitter& e = k.emitter();
@@ -250,6 +259,42 @@ int64_t SlotBytes(llvm::Type* type) {
   return (static_cast<int64_t>(layout.getTypeAllocSize(type)) + 7) / 8 * 8;
 }
 
+/// for (p = first; p < stop; p += step) body({p}), `unroll` positions per iteration of the
+/// main loop (body({p, p + step, ...})) and the rest one at a time: the body can then load
+/// every position's inputs before doing any math, keeping several loads in flight.
+void EmitUnrolledLoop(KernelBuilder& k, llvm::Value* first, llvm::Value* stop, llvm::Value* step,
+                      int unroll, const std::function<void(const std::vector<llvm::Value*>&)>& body,
+                      const char* name) {
+  llvm::IRBuilder<>& b = k.b();
+  ElementEmitter& e = k.emitter();
+  llvm::Value* span = b.CreateMul(step, e.IndexConstant(unroll - 1));
+  llvm::Value* main_end =
+      b.CreateSelect(b.CreateICmpUGT(stop, span), b.CreateSub(stop, span), e.IndexConstant(0));
+  llvm::Value* stride = b.CreateMul(step, e.IndexConstant(unroll));
+  EmitLoop(
+      b, first, main_end,
+      [&](llvm::Value* p) {
+        std::vector<llvm::Value*> positions = {p};
+        for (int u = 1; u < unroll; ++u) positions.push_back(b.CreateAdd(positions.back(), step));
+        body(positions);
+        return b.CreateAdd(p, stride);
+      },
+      name);
+  // Where the unrolled loop stopped: first + its iteration count * stride.
+  llvm::Value* iterations = b.CreateSelect(
+      b.CreateICmpULT(first, main_end),
+      b.CreateUDiv(b.CreateAdd(b.CreateSub(main_end, first), b.CreateSub(stride, e.IndexConstant(1))),
+                   stride),
+      e.IndexConstant(0));
+  EmitLoop(
+      b, b.CreateAdd(first, b.CreateMul(iterations, stride)), stop,
+      [&](llvm::Value* p) {
+        body({p});
+        return b.CreateAdd(p, step);
+      },
+      name);
+}
+
 class ReducePhaseEmitter {
  public:
   ReducePhaseEmitter(const KernelSpec& spec, const Phase& phase, llvm::Module& module)
@@ -263,29 +308,48 @@ class ReducePhaseEmitter {
                                                   full.rank() - 1) != reduced_axes_.end();
   }
 
+  /// for (p = first; p < stop; p += step) adds the elements at reduced position p of kept
+  /// row `kept` to `accs`, kUnroll positions per iteration whose inputs are all loaded before
+  /// any math: a thread keeps several loads in flight (a reduction is a loop-carried chain).
+  void EmitPositions(KernelBuilder& k, std::vector<Accumulator>& accs, const Index& kept,
+                     llvm::Value* first, llvm::Value* stop, llvm::Value* step) {
+    constexpr int kUnroll = 4;
+    ElementEmitter& e = k.emitter();
+    std::vector<const Node*> operands;
+    for (const Node* r : phase_.reductions) operands.push_back(&r->operand(0));
+    const std::vector<const Node*> prefetched =
+        SameIndexInputs(spec_, operands, spec_.reduced_shape);
+    auto accumulate = [&](const std::vector<llvm::Value*>& positions) {
+      std::vector<Index> indices;
+      for (llvm::Value* p : positions) indices.push_back(FullIndex(k, kept, p));
+      e.PushScope();
+      for (const Node* in : prefetched) {
+        for (const Index& index : indices) e.Emit(in, index);
+      }
+      std::vector<llvm::Value*> values;
+      for (const Index& index : indices) {
+        for (const Node* operand : operands) values.push_back(e.Emit(operand, index));
+      }
+      size_t next = 0;
+      for (llvm::Value* p : positions) {
+        for (Accumulator& acc : accs) acc.AddCombinable(values[next++], p);
+      }
+      e.PopScope();
+    };
+    EmitUnrolledLoop(k, first, stop, step, kUnroll, accumulate, "position");
+  }
+
   /// Row `row`'s reductions by the whole block, stored by thread 0 and visible to every
   /// thread of the block afterwards (the row-local kernel's reduce step). "" or what has no
   /// lowering.
   std::string EmitRowInto(KernelBuilder& k, llvm::Value* row) {
-    llvm::IRBuilder<>& b = k.b();
     ElementEmitter& e = k.emitter();
     std::vector<Accumulator> accs = Accumulators(k);
     if (accs.empty()) return e.unsupported();
     llvm::Value* count = k.Count(reduced_dims_);
     for (Accumulator& acc : accs) acc.StartCombinable();
     Index kept = e.Delinearize(row, ir::Shape(kept_dims_));
-    EmitLoop(
-        b, k.ThreadInBlock(), count,
-        [&](llvm::Value* p) {
-          Index full = FullIndex(k, kept, p);
-          e.PushScope();
-          for (size_t i = 0; i < accs.size(); ++i) {
-            accs[i].AddCombinable(e.Emit(&phase_.reductions[i]->operand(0), full), p);
-          }
-          e.PopScope();
-          return b.CreateAdd(p, k.BlockThreads());
-        },
-        "position");
+    EmitPositions(k, accs, kept, k.ThreadInBlock(), count, k.BlockThreads());
     BlockMerge(k, accs, [&] {
       for (size_t i = 0; i < accs.size(); ++i) {
         const Node* r = phase_.reductions[i];
@@ -509,14 +573,6 @@ class ReducePhaseEmitter {
     llvm::Value* stop = b.CreateBinaryIntrinsic(llvm::Intrinsic::umin,
                                                 b.CreateAdd(start, k.chunk()), count);
     const ir::Shape kept_shape(kept_dims_);
-    auto accumulate = [&](const Index& kept, llvm::Value* position) {
-      Index full = FullIndex(k, kept, position);
-      e.PushScope();
-      for (size_t i = 0; i < accs.size(); ++i) {
-        accs[i].AddCombinable(e.Emit(&phase_.reductions[i]->operand(0), full), position);
-      }
-      e.PopScope();
-    };
     if (rows_mapping_) {
       llvm::Value* block_threads = k.BlockThreads();
       EmitLoop(
@@ -524,13 +580,8 @@ class ReducePhaseEmitter {
           [&](llvm::Value* row) {
             for (Accumulator& acc : accs) acc.StartCombinable();
             Index kept = e.Delinearize(row, kept_shape);
-            EmitLoop(
-                b, b.CreateAdd(start, k.ThreadInBlock()), stop,
-                [&](llvm::Value* p) {
-                  accumulate(kept, p);
-                  return b.CreateAdd(p, block_threads);
-                },
-                "position");
+            EmitPositions(k, accs, kept, b.CreateAdd(start, k.ThreadInBlock()), stop,
+                          block_threads);
             BlockMerge(k, accs, [&] {
               std::vector<Accumulator::State> states;
               for (Accumulator& acc : accs) states.push_back(acc.Load());
@@ -545,13 +596,7 @@ class ReducePhaseEmitter {
           [&](llvm::Value* row) {
             for (Accumulator& acc : accs) acc.StartCombinable();
             Index kept = e.Delinearize(row, kept_shape);
-            EmitLoop(
-                b, start, stop,
-                [&](llvm::Value* p) {
-                  accumulate(kept, p);
-                  return nullptr;
-                },
-                "position");
+            EmitPositions(k, accs, kept, start, stop, e.IndexConstant(1));
             std::vector<Accumulator::State> states;
             for (Accumulator& acc : accs) states.push_back(acc.Load());
             StoreRow(k, accs, states, split, row, rows, count);
@@ -643,12 +688,31 @@ std::string EmitRowLocalKernel(const KernelSpec& spec, llvm::Module& module,
           const bool whole_row = phase.shape == spec.reduced_shape;
           llvm::Value* length = whole_row ? k.Count(reduced_dims) : e.IndexConstant(1);
           llvm::Value* row_start = b.CreateMul(row, length, "", true, true);
-          EmitLoop(
-              b, k.ThreadInBlock(), length,
-              [&](llvm::Value* j) {
-                llvm::Value* linear = b.CreateAdd(row_start, j, "", true, true);
-                stores[i]({e.Delinearize(linear, phase.shape)}, {linear});
-                return b.CreateAdd(j, k.BlockThreads());
+          // The row's elements: the kept index and a reduced position (no division by the
+          // row length), four per thread step.
+          Index kept = e.Delinearize(row, ir::Shape(kept_dims));
+          EmitUnrolledLoop(
+              k, k.ThreadInBlock(), length, k.BlockThreads(), whole_row ? 4 : 1,
+              [&](const std::vector<llvm::Value*>& positions) {
+                std::vector<Index> indices;
+                std::vector<llvm::Value*> linears;
+                for (llvm::Value* j : positions) {
+                  llvm::Value* linear = b.CreateAdd(row_start, j, "", true, true);
+                  linears.push_back(linear);
+                  if (!whole_row) {
+                    indices.push_back(e.Delinearize(linear, phase.shape));
+                    continue;
+                  }
+                  Index full(spec.reduced_shape.rank());
+                  const std::vector<int> kept_axes = spec.KeptAxes();
+                  for (size_t a = 0; a < kept_axes.size(); ++a) full[kept_axes[a]] = kept[a];
+                  Index reduced = e.Delinearize(j, ir::Shape(reduced_dims));
+                  for (size_t a = 0; a < spec.reduced_axes.size(); ++a) {
+                    full[static_cast<int>(spec.reduced_axes[a])] = reduced[a];
+                  }
+                  indices.push_back(std::move(full));
+                }
+                stores[i](indices, linears);
               },
               "element");
         }
@@ -663,8 +727,10 @@ std::string EmitRowLocalKernel(const KernelSpec& spec, llvm::Module& module,
 
 absl::StatusOr<std::unique_ptr<llvm::Module>> EmitGpuKernel(const KernelSpec& spec,
                                                             llvm::LLVMContext& context,
-                                                            GpuKernelLayout* layout) {
+                                                            GpuKernelLayout* layout,
+                                                            bool exact_math) {
   auto module = std::make_unique<llvm::Module>(spec.name, context);
+  module->addModuleFlag(llvm::Module::Warning, kExactMathFlag, exact_math ? 1 : 0);
   module->setDataLayout(kNvptxDataLayout);
   module->setTargetTriple("nvptx64-nvidia-cuda");
   GpuKernelLayout result;
@@ -699,14 +765,6 @@ absl::StatusOr<std::unique_ptr<llvm::Module>> EmitGpuKernel(const KernelSpec& sp
   }
   if (layout) *layout = std::move(result);
   return module;
-}
-
-absl::StatusOr<GpuKernelLayout> GpuLayoutOf(const KernelSpec& spec) {
-  llvm::LLVMContext context;
-  GpuKernelLayout layout;
-  absl::StatusOr<std::unique_ptr<llvm::Module>> module = EmitGpuKernel(spec, context, &layout);
-  if (!module.ok()) return module.status();
-  return layout;
 }
 
 }  // namespace gpuc::codegen

@@ -63,12 +63,12 @@ inline constexpr const char* kNvptxDataLayout = "e-i64:64-i128:128-v16:16-v32:32
 
 /// The kernels' module (target-neutral apart from NVVM intrinsics) and their launch layout,
 /// or Unimplemented naming what has no GPU lowering.
+/// `exact_math`: f32/f16/bf16 math functions in double, bit-identical to the interpreter
+/// (else in float, through libdevice's float functions; see ValueLowering).
 absl::StatusOr<std::unique_ptr<llvm::Module>> EmitGpuKernel(const KernelSpec& spec,
                                                             llvm::LLVMContext& context,
-                                                            GpuKernelLayout* layout);
-
-/// The layout alone (what EmitGpuKernel reports), for the runtime after a cache hit.
-absl::StatusOr<GpuKernelLayout> GpuLayoutOf(const KernelSpec& spec);
+                                                            GpuKernelLayout* layout,
+                                                            bool exact_math = false);
 
 }  // namespace gpuc::codegen
 

@@ -35,6 +35,10 @@ struct GpuCompileOptions {
   /// Flush denormals to zero, approximate division, square root and transcendental
   /// functions, reassociation and contraction. Off by default.
   bool fast_math = false;
+  /// f32/f16/bf16 math functions in double, bit-identical to the interpreter and the host
+  /// (GPUC_GPU_MATH=exact); by default they compute in float through libdevice, within its
+  /// documented ulp bounds, as CuPy, JAX and torch do.
+  bool exact_math = false;
   /// libdevice.10.bc; empty finds it under $CUDA_HOME or /usr/local/cuda.
   std::string libdevice_path;
 };

@@ -36,6 +36,13 @@ class ValueLowering {
  public:
   explicit ValueLowering(llvm::IRBuilder<>& b) : b_(b) {}
 
+  /// Math functions (exp, log, sin, tanh, pow, ...) of f32, f16 and bf16 loops compute in
+  /// float instead of double: CUDA's libdevice accuracy (a few ulp, as every GPU library),
+  /// at float speed. Off (the host, and GPUC_GPU_MATH=exact), results are bit-identical to
+  /// the interpreter's.
+  void set_float_math_in_float(bool on) { float_math_in_float_ = on; }
+  bool float_math_in_float() const { return float_math_in_float_; }
+
   llvm::Type* StorageType(ir::DType dtype) const;
   llvm::Type* RegisterType(ir::DType dtype) const;
 
@@ -65,6 +72,7 @@ class ValueLowering {
   llvm::Value* FloatToBFloat16Bits(llvm::Value* f);
 
   llvm::IRBuilder<>& b_;
+  bool float_math_in_float_ = false;
 };
 
 }  // namespace gpuc::codegen

@@ -188,6 +188,7 @@ absl::StatusOr<GpuExecutor*> GpuExecutor::Get() {
     options.arch =
         codegen::ArchForComputeCapability(p.compute_capability_major, p.compute_capability_minor);
     if (const char* fast = std::getenv("GPUC_FAST_MATH")) options.fast_math = std::string(fast) == "1";
+    if (const char* math = std::getenv("GPUC_GPU_MATH")) options.exact_math = std::string(math) == "exact";
     absl::StatusOr<std::unique_ptr<codegen::NvptxCompiler>> compiler =
         codegen::NvptxCompiler::Create(options);
     if (!compiler.ok()) return compiler.status();
@@ -466,7 +467,7 @@ absl::Status GpuExecutor::Impl::RunOnHost(
     values[out.get()] = DeviceTensor{out->type(), *storage, (*storage)->address()};
   }
   std::lock_guard<std::mutex> lock(mutex);
-  ++stats.host_steps;
+  ++(codegen::IsCompilable(kernel) ? stats.host_kernels : stats.library_steps);
   return absl::OkStatus();
 }
 

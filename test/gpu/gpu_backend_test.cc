@@ -117,11 +117,14 @@ TEST(GpuBackendTest, RandomGraphsAgreeWithTheInterpreter) {
   }
   const detail::GpuBackendStats after = gpu.stats();
   const int64_t launches = after.kernel_launches - before.kernel_launches;
-  const int64_t host = after.host_steps - before.host_steps;
+  const int64_t host = after.host_kernels - before.host_kernels;
   std::cout << launches << " kernel launches (" << after.compiles - before.compiles
             << " compiles, " << after.disk_hits - before.disk_hits << " disk hits), " << host
-            << " host steps (last: " << after.last_host_reason << ")\n";
-  EXPECT_GT(launches, 10 * host);
+            << " kernels on the host (last: " << after.last_host_reason << "), "
+            << after.library_steps - before.library_steps << " library steps on the host\n";
+  // Every dtype and op: complex arithmetic and extrema, float mod, integer pow have no GPU
+  // lowering yet (as on the host, where they go through the support library).
+  EXPECT_GT(launches, 5 * host);
 }
 
 /// A graph parsed from text, with seeded random arguments.
@@ -131,7 +134,10 @@ struct Case {
 };
 Case Parse(const std::string& text, uint64_t seed) {
   absl::StatusOr<ir::Graph> graph = ir::Parse(text);
-  EXPECT_TRUE(graph.ok()) << graph.status();
+  if (!graph.ok()) {
+    ADD_FAILURE() << graph.status() << "\n" << text;
+    return {};
+  }
   Case c{*graph, {}};
   c.args = tool::RandomArguments(c.graph, seed);
   return c;
@@ -149,7 +155,7 @@ TEST(GpuBackendTest, LargeReductionsSplitOverBlocksAgreeWithTheInterpreter) {
            "  %m = reduce_max %x {axes = [1]} : f64[3]\n  return %s, %m\n}\n",
            "func @columns(%x: f32[200000,7]) -> (f32[7], i64[7]) {\n"
            "  %s = reduce_sum %x {axes = [0]} : f32[7]\n"
-           "  %a = argmin %x {axis = 0} : i64[7]\n  return %s, %a\n}\n",
+           "  %a = argmin %x {axes = [0]} : i64[7]\n  return %s, %a\n}\n",
            "func @middle(%x: f32[5,4000,9]) -> (f32[5,9]) {\n"
            "  %e = exp %x : f32[5,4000,9]\n"
            "  %s = reduce_sum %e {axes = [1]} : f32[5,9]\n  return %s\n}\n",
@@ -166,7 +172,7 @@ TEST(GpuBackendTest, ArgmaxFindsTheFirstExtremeAndTheFirstNanAcrossSplits) {
   GPUC_REQUIRE_GPU_EXECUTOR(gpu);
   Case c = Parse(
       "func @f(%x: f32[2,1000000]) -> (i64[2], f32[2]) {\n"
-      "  %a = argmax %x {axis = 1} : i64[2]\n"
+      "  %a = argmax %x {axes = [1]} : i64[2]\n"
       "  %m = reduce_max %x {axes = [1]} : f32[2]\n  return %a, %m\n}\n",
       3);
   float* x = c.args[0].data_as<float>();

@@ -113,9 +113,11 @@ std::string GpuStatsText(const detail::GpuBackendStats& s) {
   std::string text = absl::StrCat(
       "gpu: ", s.kernel_launches, " kernel launches (", s.compiles, " compiled in ",
       s.compile_microseconds / 1000, " ms, ", s.disk_hits, " from the disk cache, ", s.memory_hits,
-      " from memory), ", s.host_steps, " host steps, ", s.uploads, " uploads, ", s.downloads,
-      " downloads\n");
-  if (s.host_steps > 0) absl::StrAppend(&text, "gpu: last host step: ", s.last_host_reason, "\n");
+      " from memory), ", s.host_kernels, " kernels and ", s.library_steps,
+      " library steps on the host, ", s.uploads, " uploads, ", s.downloads, " downloads\n");
+  if (s.host_kernels + s.library_steps > 0) {
+    absl::StrAppend(&text, "gpu: last host step: ", s.last_host_reason, "\n");
+  }
   return text;
 }
 
@@ -220,6 +222,7 @@ absl::StatusOr<std::string> GpuText(const ir::Graph& graph, const passes::Fusion
   codegen::GpuCompileOptions gpu_options;
   gpu_options.arch = GpuArch(options);
   gpu_options.fast_math = options.fast_math;
+  gpu_options.exact_math = options.exact_math;
   absl::StatusOr<std::unique_ptr<codegen::NvptxCompiler>> compiler =
       codegen::NvptxCompiler::Create(gpu_options);
   if (!compiler.ok()) return compiler.status();

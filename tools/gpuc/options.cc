@@ -22,6 +22,8 @@ Reads a gpuc IR function and dumps a stage or runs it.
   --arch=sm_NN          GPU architecture for --emit=ptx (default: the device's, else sm_90)
   --fast-math           GPU code may flush denormals and approximate division, square
                         root and transcendental functions (default: IEEE)
+  --exact-math          GPU code computes f32/f16/bf16 math functions in double, bit-identical
+                        to the interpreter (default: in float, within libdevice's ulp bounds)
   --explain-fusion      print every fusion decision and the reason for each kernel boundary
   --max-kernel-arrays=N override the fusion budget of arrays per kernel (default 64)
   --passes=A,B,...      the pass pipeline for --emit=opt and --run (default
@@ -111,6 +113,8 @@ absl::StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
       }
     } else if (arg == "--fast-math") {
       options.fast_math = true;
+    } else if (arg == "--exact-math") {
+      options.exact_math = true;
     } else if (is_flag("--emit")) {
       options.emit = value_of("--emit");
     } else if (arg == "-o") {

@@ -20,6 +20,7 @@ struct Options {
   std::string emit;  // ir | json | opt | fused | plan | llvm | llvm-opt | gpu-llvm | ptx
   std::string arch;  // --arch: GPU architecture for ptx; empty: the device's, else sm_90
   bool fast_math = false;
+  bool exact_math = false;
   std::string output_path;  // -o; empty for stdout
   bool run = false;
   std::string inputs = "random";  // random | a.npy,b.npy
