@@ -32,7 +32,7 @@ if [ "$mode" = tests ]; then
     echo "== $f"; tail -n +2 /tmp/gpu.txt | head -8
   done
 else
-  "$bin/bench_gpu" $quick | tee "$out/bench.jsonl"
+  timeout 240 "$bin/bench_gpu" $quick | tee "$out/bench.jsonl"
   python3 bench/gpu/peers.py $quick | tee -a "$out/bench.jsonl"
   python3 bench/gpu/table.py "$out/bench.jsonl" | tee "$out/table.md"
 fi

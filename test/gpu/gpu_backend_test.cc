@@ -8,6 +8,12 @@
 // kernels, arrays kept on the device between evaluations, and compiled Functions.
 // GPUC_DIFFERENTIAL_GRAPHS=N runs more graphs. Skips without a GPU.
 //
+// The kernels compute math functions as the interpreter does (GPUC_GPU_MATH=exact), so
+// elementwise results must be bit-identical and only summation order may differ: a random
+// graph can feed an f32 function's last-bit difference into f64 arithmetic, which no
+// tolerance of the f64 result could cover. The default float math is checked against NumPy
+// by the unit tests' fixture suites, which this script also runs on the GPU.
+//
 //===----------------------------------------------------------------------===//
 #include <cmath>
 #include <cstdlib>
@@ -37,6 +43,12 @@ using ir::DType;
   absl::StatusOr<detail::GpuExecutor*> var##_or = detail::GpuExecutor::Get(); \
   if (!var##_or.ok()) GTEST_SKIP() << "no GPU: " << var##_or.status().message(); \
   detail::GpuExecutor& var = **var##_or
+
+// Before the executor exists (it reads the mode once).
+const bool kExactMath = [] {
+  setenv("GPUC_GPU_MATH", "exact", 1);
+  return true;
+}();
 
 int GraphCount() {
   const char* env = std::getenv("GPUC_DIFFERENTIAL_GRAPHS");
