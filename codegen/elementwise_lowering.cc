@@ -224,6 +224,29 @@ std::optional<llvm::Intrinsic::ID> FloatIntrinsic(OpCode op) {
   }
 }
 
+/// ir/philox.h's PhiloxBits: ten rounds of Philox4x32 on counter {lo, hi, 0, 0}, words 0
+/// and 1 of the block. Integer multiplies and xors only: a few dozen instructions per value,
+/// on every target (random arrays are computed where they are used, never stored).
+llvm::Value* EmitPhilox(llvm::IRBuilder<>& b, llvm::Value* counter, llvm::Value* key) {
+  llvm::Type* i32 = b.getInt32Ty();
+  llvm::Type* i64 = b.getInt64Ty();
+  auto low = [&](llvm::Value* v) { return b.CreateTrunc(v, i32); };
+  auto high = [&](llvm::Value* v) { return b.CreateTrunc(b.CreateLShr(v, 32), i32); };
+  llvm::Value* ctr[4] = {low(counter), high(counter), b.getInt32(0), b.getInt32(0)};
+  llvm::Value* k0 = low(key);
+  llvm::Value* k1 = high(key);
+  for (int round = 0; round < 10; ++round) {
+    llvm::Value* p0 = b.CreateMul(b.getInt64(0xD2511F53u), b.CreateZExt(ctr[0], i64), "", true);
+    llvm::Value* p1 = b.CreateMul(b.getInt64(0xCD9E8D57u), b.CreateZExt(ctr[2], i64), "", true);
+    llvm::Value* next[4] = {b.CreateXor(b.CreateXor(high(p1), ctr[1]), k0), low(p1),
+                            b.CreateXor(b.CreateXor(high(p0), ctr[3]), k1), low(p0)};
+    for (int i = 0; i < 4; ++i) ctr[i] = next[i];
+    k0 = b.CreateAdd(k0, b.getInt32(0x9E3779B9u));
+    k1 = b.CreateAdd(k1, b.getInt32(0xBB67AE85u));
+  }
+  return b.CreateOr(b.CreateShl(b.CreateZExt(ctr[1], i64), 32), b.CreateZExt(ctr[0], i64));
+}
+
 /// Ops whose float result is not the correctly rounded value of exact arithmetic (libm
 /// functions, and rsqrt's two roundings).
 bool ComputesInDouble(OpCode op) {
@@ -323,7 +346,8 @@ llvm::Value* EmitNativeElementwise(ValueLowering& values, OpCode op, DType loop,
       break;
   }
   const DTypeKind kind = ir::KindOf(loop);
-  if (kind == DTypeKind::kComplex || op == OpCode::kPhilox) return nullptr;
+  if (op == OpCode::kPhilox) return EmitPhilox(b, a, c);
+  if (kind == DTypeKind::kComplex) return nullptr;
   if (std::optional<llvm::CmpInst::Predicate> p = Comparison(op, kind)) {
     return b.CreateCmp(*p, a, c);
   }
