@@ -288,7 +288,8 @@ absl::Status ManageCache(const Options& options) {
 
 std::string InfoText() {
   return absl::StrCat("gpuc ", GPUC_VERSION, "\n", "LLVM: ", GPUC_LLVM_VERSION, "\n",
-                      "targets: host (native code through LLVM ORC JIT), interp (reference "
+                      "targets: host (native code through LLVM ORC JIT), gpu (PTX through "
+                      "LLVM NVPTX, cubins linked by the driver), interp (reference "
                       "interpreter)\n",
                       "kernel cache: ", codegen::DiskCache::DefaultDirectory(), "\n",
                       runtime::DescribeCudaDevices());
