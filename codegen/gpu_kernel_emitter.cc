@@ -59,7 +59,8 @@ std::vector<const Node*> SameIndexInputs(const KernelSpec& spec,
 /// The module flag EmitGpuKernel sets for its math mode.
 constexpr const char* kExactMathFlag = "gpuc-exact-math";
 bool ExactMath(const llvm::Module& module) {
-  auto* flag = llvm::mdconst::extract_or_null<llvm::ConstantInt>(module.getModuleFlag(kExactMathFlag));
+  auto* flag =
+      llvm::mdconst::extract_or_null<llvm::ConstantInt>(module.getModuleFlag(kExactMathFlag));
   return flag && flag->getZExtValue() != 0;
 }
 
@@ -68,7 +69,10 @@ bool ExactMath(const llvm::Module& module) {
 class KernelBuilder {
  public:
   KernelBuilder(const KernelSpec& spec, llvm::Module& module, const std::string& name)
-      : spec_(spec), module_(module), b_(module.getContext()), values_(b_),
+      : spec_(spec),
+        module_(module),
+        b_(module.getContext()),
+        values_(b_),
         emitter_(spec, values_, frame_) {
     values_.set_float_math_in_float(!ExactMath(module));
     llvm::LLVMContext& c = module.getContext();
@@ -87,9 +91,9 @@ class KernelBuilder {
     frame_.function = f;
     // Launch bounds: the register allocator may then use up to 255 registers per thread.
     llvm::NamedMDNode* annotations = module.getOrInsertNamedMetadata("nvvm.annotations");
-    annotations->addOperand(llvm::MDNode::get(
-        c, {llvm::ValueAsMetadata::get(f), llvm::MDString::get(c, "maxntidx"),
-            llvm::ValueAsMetadata::get(b_.getInt32(kGpuBlockThreads))}));
+    annotations->addOperand(
+        llvm::MDNode::get(c, {llvm::ValueAsMetadata::get(f), llvm::MDString::get(c, "maxntidx"),
+                              llvm::ValueAsMetadata::get(b_.getInt32(kGpuBlockThreads))}));
     b_.SetInsertPoint(llvm::BasicBlock::Create(c, "entry", f));
     unsigned arg = 0;
     for (int i = 0; i < spec.num_buffers(); ++i, ++arg) {
@@ -165,15 +169,14 @@ StoreElements MakeStoreElements(const KernelSpec& spec, const Phase& phase, Kern
   // then sit together where the load-store vectorizer can merge them.
   const std::vector<const Node*> prefetched = SameIndexInputs(spec, phase.stores, phase.shape);
   return [&phase, &k, prefetched](const std::vector<Index>& indices,
-                                         const std::vector<llvm::Value*>& linears) {
+                                  const std::vector<llvm::Value*>& linears) {
     ElementEmitter& e = k.emitter();
     e.PushScope();
     if (indices.size() > 1) {
       // At the stored element's own linear position: an address known to be 16-byte aligned.
       for (const Node* in : prefetched) {
         for (size_t j = 0; j < indices.size(); ++j) {
-          e.Seed(in, indices[j],
-                 k.values().Load(in->dtype(), e.ElementPointer(in, linears[j])));
+          e.Seed(in, indices[j], k.values().Load(in->dtype(), e.ElementPointer(in, linears[j])));
         }
       }
     }
@@ -201,8 +204,9 @@ std::string EmitStorePhase(const KernelSpec& spec, const Phase& phase, llvm::Mod
   llvm::Value* first = k.GlobalThread();
   llvm::Value* stride = k.GridThreads();
   if (shape.rank() == 0) {
-    EmitIf(b, b.CreateICmpEQ(first, e.IndexConstant(0)),
-           [&] { store_elements({Index{}}, {e.IndexConstant(0)}); }, "scalar");
+    EmitIf(
+        b, b.CreateICmpEQ(first, e.IndexConstant(0)),
+        [&] { store_elements({Index{}}, {e.IndexConstant(0)}); }, "scalar");
     k.Finish();
     launch.vector = 1;
     return e.unsupported();
@@ -224,8 +228,8 @@ std::string EmitStorePhase(const KernelSpec& spec, const Phase& phase, llvm::Mod
         [&](llvm::Value* step) {
           llvm::Value* base = b.CreateMul(step, width, "", true, true);
           llvm::Value* row = b.CreateUDiv(base, row_length);
-          llvm::Value* column = b.CreateSub(base, b.CreateMul(row, row_length, "", true, true),
-                                            "", true, true);
+          llvm::Value* column =
+              b.CreateSub(base, b.CreateMul(row, row_length, "", true, true), "", true, true);
           Index row_index = e.Delinearize(row, outer);
           std::vector<Index> indices;
           std::vector<llvm::Value*> linears;
@@ -283,8 +287,9 @@ void EmitUnrolledLoop(KernelBuilder& k, llvm::Value* first, llvm::Value* stop, l
   // Where the unrolled loop stopped: first + its iteration count * stride.
   llvm::Value* iterations = b.CreateSelect(
       b.CreateICmpULT(first, main_end),
-      b.CreateUDiv(b.CreateAdd(b.CreateSub(main_end, first), b.CreateSub(stride, e.IndexConstant(1))),
-                   stride),
+      b.CreateUDiv(
+          b.CreateAdd(b.CreateSub(main_end, first), b.CreateSub(stride, e.IndexConstant(1))),
+          stride),
       e.IndexConstant(0));
   EmitLoop(
       b, b.CreateAdd(first, b.CreateMul(iterations, stride)), stop,
@@ -360,8 +365,8 @@ class ReducePhaseEmitter {
   }
 
   std::string Emit(GpuPhaseLaunch& launch) {
-    launch.kind = rows_mapping_ ? GpuPhaseLaunch::Kind::kReduceRows
-                                : GpuPhaseLaunch::Kind::kReduceColumns;
+    launch.kind =
+        rows_mapping_ ? GpuPhaseLaunch::Kind::kReduceRows : GpuPhaseLaunch::Kind::kReduceColumns;
     launch.kernel = phase_.function_name;
     launch.combine_kernel = phase_.function_name + "_combine";
     std::string why = EmitPartialKernel(launch);
@@ -407,15 +412,15 @@ class ReducePhaseEmitter {
     llvm::Type* i64 = b.getInt64Ty();
     llvm::Value* cells = b.CreateZExt(b.CreateMul(k.splits(), rows), i64);
     llvm::Value* cell = b.CreateZExt(b.CreateAdd(b.CreateMul(split, rows), row), i64);
-    llvm::Value* offset = b.CreateAdd(b.CreateMul(cells, b.getInt64(before)),
-                                      b.CreateMul(cell, b.getInt64(slot)));
+    llvm::Value* offset =
+        b.CreateAdd(b.CreateMul(cells, b.getInt64(before)), b.CreateMul(cell, b.getInt64(slot)));
     return b.CreateInBoundsGEP(b.getInt8Ty(), k.partials(), offset);
   }
 
   /// With one split, the row's results; otherwise this split's partial states.
   void StoreRow(KernelBuilder& k, std::vector<Accumulator>& accumulators,
-                const std::vector<Accumulator::State>& states, llvm::Value* split,
-                llvm::Value* row, llvm::Value* rows, llvm::Value* count) {
+                const std::vector<Accumulator::State>& states, llvm::Value* split, llvm::Value* row,
+                llvm::Value* rows, llvm::Value* count) {
     llvm::IRBuilder<>& b = k.b();
     llvm::Value* single = b.CreateICmpEQ(k.splits(), k.emitter().IndexConstant(1));
     EmitIf(
@@ -446,8 +451,9 @@ class ReducePhaseEmitter {
   llvm::Value* ShuffleDown(llvm::IRBuilder<>& b, llvm::Value* value, int delta) {
     llvm::Type* type = value->getType();
     if (type->isAggregateType()) {  // complex values: [2 x float/double]
-      const unsigned parts = type->isStructTy() ? type->getStructNumElements()
-                                                : static_cast<unsigned>(type->getArrayNumElements());
+      const unsigned parts = type->isStructTy()
+                                 ? type->getStructNumElements()
+                                 : static_cast<unsigned>(type->getArrayNumElements());
       llvm::Value* result = llvm::PoisonValue::get(type);
       for (unsigned i = 0; i < parts; ++i) {
         result =
@@ -458,9 +464,9 @@ class ReducePhaseEmitter {
     const unsigned bits = type->getPrimitiveSizeInBits();
     llvm::Value* as_int = type->isIntegerTy() ? value : b.CreateBitCast(value, b.getIntNTy(bits));
     auto shuffle32 = [&](llvm::Value* word) {
-      return b.CreateIntrinsic(llvm::Intrinsic::nvvm_shfl_sync_down_i32, {},
-                               {b.getInt32(0xffffffffu), word, b.getInt32(delta),
-                                b.getInt32(kWarpThreads - 1)});
+      return b.CreateIntrinsic(
+          llvm::Intrinsic::nvvm_shfl_sync_down_i32, {},
+          {b.getInt32(0xffffffffu), word, b.getInt32(delta), b.getInt32(kWarpThreads - 1)});
     };
     llvm::Value* shuffled;
     if (bits <= 32) {
@@ -506,9 +512,8 @@ class ReducePhaseEmitter {
       for (llvm::Type* t : accs[i].StateTypes()) {
         auto* array = llvm::ArrayType::get(t, kWarps);
         shared[i].push_back(new llvm::GlobalVariable(
-            module_, array, false, llvm::GlobalValue::InternalLinkage,
-            llvm::UndefValue::get(array), "warp_states", nullptr,
-            llvm::GlobalValue::NotThreadLocal, kSharedAddressSpace));
+            module_, array, false, llvm::GlobalValue::InternalLinkage, llvm::UndefValue::get(array),
+            "warp_states", nullptr, llvm::GlobalValue::NotThreadLocal, kSharedAddressSpace));
       }
     }
     auto slot = [&](size_t i, size_t part, llvm::Value* w) {
@@ -528,19 +533,19 @@ class ReducePhaseEmitter {
     EmitIf(
         b, b.CreateICmpEQ(warp, e.IndexConstant(0)),
         [&] {
-          llvm::Value* warps = b.CreateUDiv(
-              b.CreateAdd(k.BlockThreads(), e.IndexConstant(kWarpThreads - 1)),
-              e.IndexConstant(kWarpThreads));
+          llvm::Value* warps =
+              b.CreateUDiv(b.CreateAdd(k.BlockThreads(), e.IndexConstant(kWarpThreads - 1)),
+                           e.IndexConstant(kWarpThreads));
           llvm::Value* present = b.CreateICmpULT(lane, warps);
           llvm::Value* safe_lane = b.CreateSelect(present, lane, e.IndexConstant(0));
           std::vector<Accumulator::State> leaders;
           for (size_t i = 0; i < accs.size(); ++i) {
             std::vector<llvm::Type*> types = accs[i].StateTypes();
             Accumulator::State identity = accs[i].Identity();
-            Accumulator::State s{b.CreateSelect(present,
-                                                b.CreateLoad(types[0], slot(i, 0, safe_lane)),
-                                                identity.value),
-                                 nullptr};
+            Accumulator::State s{
+                b.CreateSelect(present, b.CreateLoad(types[0], slot(i, 0, safe_lane)),
+                               identity.value),
+                nullptr};
             if (types.size() > 1) {
               s.index = b.CreateSelect(present, b.CreateLoad(types[1], slot(i, 1, safe_lane)),
                                        identity.index);
@@ -570,8 +575,8 @@ class ReducePhaseEmitter {
     llvm::Value* count = k.Count(reduced_dims_);
     llvm::Value* split = k.Split();
     llvm::Value* start = b.CreateMul(split, k.chunk());
-    llvm::Value* stop = b.CreateBinaryIntrinsic(llvm::Intrinsic::umin,
-                                                b.CreateAdd(start, k.chunk()), count);
+    llvm::Value* stop =
+        b.CreateBinaryIntrinsic(llvm::Intrinsic::umin, b.CreateAdd(start, k.chunk()), count);
     const ir::Shape kept_shape(kept_dims_);
     if (rows_mapping_) {
       llvm::Value* block_threads = k.BlockThreads();
@@ -666,7 +671,8 @@ std::string EmitRowLocalKernel(const KernelSpec& spec, llvm::Module& module,
   ElementEmitter& e = k.emitter();
   std::vector<int64_t> kept_dims, reduced_dims;
   for (int d : spec.KeptAxes()) kept_dims.push_back(spec.reduced_shape[d]);
-  for (int64_t d : spec.reduced_axes) reduced_dims.push_back(spec.reduced_shape[static_cast<int>(d)]);
+  for (int64_t d : spec.reduced_axes)
+    reduced_dims.push_back(spec.reduced_shape[static_cast<int>(d)]);
   std::vector<StoreElements> stores(spec.phases.size());
   for (size_t i = 0; i < spec.phases.size(); ++i) {
     if (spec.phases[i].kind == Phase::Kind::kStore) {

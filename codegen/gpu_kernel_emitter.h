@@ -51,7 +51,7 @@ struct GpuKernelLayout {
   /// Row-local specs: one kernel running every phase, a block per row (used when there are
   /// rows enough to fill the device; the phases' own kernels otherwise).
   std::string row_local_kernel;
-  bool reports_errors = false;         // a take member may report an index out of bounds
+  bool reports_errors = false;  // a take member may report an index out of bounds
 };
 
 /// Threads per block of every kernel; reduce kernels assume it (their shared memory holds

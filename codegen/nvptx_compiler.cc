@@ -147,8 +147,8 @@ absl::Status DefineSupportFunctions(llvm::Module& module) {
         absl::StrCat(what, " (the host computes it through its support library)"));
   }
   llvm::LLVMContext& c = module.getContext();
-  auto define = [&](const char* name, const std::function<llvm::Value*(llvm::IRBuilder<>&,
-                                                                       llvm::Value*)>& body) {
+  auto define = [&](const char* name,
+                    const std::function<llvm::Value*(llvm::IRBuilder<>&, llvm::Value*)>& body) {
     llvm::Function* f = module.getFunction(name);
     if (!f || !f->isDeclaration()) return;
     f->setLinkage(llvm::GlobalValue::InternalLinkage);
@@ -163,9 +163,8 @@ absl::Status DefineSupportFunctions(llvm::Module& module) {
   auto to_bits = [](llvm::IRBuilder<>& b, llvm::Value* v, llvm::Type* t) {
     return b.CreateZExt(b.CreateBitCast(b.CreateFPTrunc(v, t), b.getInt16Ty()), b.getInt32Ty());
   };
-  define(kFloatToHalf, [&](llvm::IRBuilder<>& b, llvm::Value* v) {
-    return to_bits(b, v, b.getHalfTy());
-  });
+  define(kFloatToHalf,
+         [&](llvm::IRBuilder<>& b, llvm::Value* v) { return to_bits(b, v, b.getHalfTy()); });
   define(kDoubleToHalf, [&](llvm::IRBuilder<>& b, llvm::Value* v) {
     return to_bits(b, v, b.getHalfTy());  // cvt.rn.f16.f64: one rounding
   });
@@ -214,9 +213,9 @@ absl::StatusOr<std::unique_ptr<NvptxCompiler>> NvptxCompiler::Create(GpuCompileO
         absl::StrCat("cannot create an NVPTX target machine for ", options.arch));
   }
   if (!compiler->machine_->getMCSubtargetInfo()->isCPUStringValid(options.arch)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("unknown GPU architecture ", options.arch, " (LLVM ", LLVM_VERSION_STRING,
-                     " knows sm_35 ... sm_90a)"));
+    return absl::InvalidArgumentError(absl::StrCat("unknown GPU architecture ", options.arch,
+                                                   " (LLVM ", LLVM_VERSION_STRING,
+                                                   " knows sm_35 ... sm_90a)"));
   }
   std::ifstream in(options.libdevice_path, std::ios::binary);
   if (!in) {
@@ -230,8 +229,8 @@ absl::StatusOr<std::unique_ptr<NvptxCompiler>> NvptxCompiler::Create(GpuCompileO
   compiler->target_id_ =
       absl::StrCat(kTriple, " ", options.arch, " ptx", options.ptx_version,
                    options.fast_math ? " fast-math" : " ieee",
-                   options.exact_math ? " exact-math" : " float-math", " llvm-", LLVM_VERSION_STRING,
-                   " libdevice-", compiler->libdevice_bitcode.size(), "-",
+                   options.exact_math ? " exact-math" : " float-math", " llvm-",
+                   LLVM_VERSION_STRING, " libdevice-", compiler->libdevice_bitcode.size(), "-",
                    StableHash(compiler->libdevice_bitcode));
   compiler->options_ = std::move(options);
   return compiler;
@@ -261,8 +260,8 @@ absl::Status NvptxCompiler::Optimize(llvm::Module& module) {
     llvm::Expected<std::unique_ptr<llvm::Module>> libdevice = llvm::parseBitcodeFile(
         llvm::MemoryBufferRef(libdevice_bitcode, "libdevice.10.bc"), module.getContext());
     if (!libdevice) {
-      return absl::InternalError(absl::StrCat("cannot parse libdevice: ",
-                                              llvm::toString(libdevice.takeError())));
+      return absl::InternalError(
+          absl::StrCat("cannot parse libdevice: ", llvm::toString(libdevice.takeError())));
     }
     (*libdevice)->setTargetTriple(kTriple);
     (*libdevice)->setDataLayout(module.getDataLayout());
@@ -315,8 +314,7 @@ absl::StatusOr<std::string> NvptxCompiler::EmitPtx(llvm::Module& module) {
   return std::string(text.begin(), text.end());
 }
 
-absl::StatusOr<GpuCompiledKernel> CompileGpuKernel(const KernelSpec& spec,
-                                                   NvptxCompiler& compiler,
+absl::StatusOr<GpuCompiledKernel> CompileGpuKernel(const KernelSpec& spec, NvptxCompiler& compiler,
                                                    std::string* llvm_ir) {
   llvm::LLVMContext context;
   GpuCompiledKernel result;

@@ -76,8 +76,7 @@ struct GpuCompiledKernel {
 
 /// EmitGpuKernel, Optimize and EmitPtx; Unimplemented when the kernel has no GPU lowering.
 /// `llvm_ir`, when given, receives the module as emitted (before libdevice and O3).
-absl::StatusOr<GpuCompiledKernel> CompileGpuKernel(const KernelSpec& spec,
-                                                   NvptxCompiler& compiler,
+absl::StatusOr<GpuCompiledKernel> CompileGpuKernel(const KernelSpec& spec, NvptxCompiler& compiler,
                                                    std::string* llvm_ir = nullptr);
 
 }  // namespace gpuc::codegen

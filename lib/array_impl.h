@@ -17,8 +17,8 @@
 
 #include "gpuc/array.h"
 #include "ir/host_tensor.h"
-#include "lib/gpu_executor.h"
 #include "ir/node.h"
+#include "lib/gpu_executor.h"
 
 namespace gpuc::detail {
 

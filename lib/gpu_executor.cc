@@ -25,8 +25,9 @@
 
 namespace gpuc::detail {
 
-absl::StatusOr<std::shared_ptr<DeviceStorage>> DeviceStorage::Allocate(
-    runtime::CudaDevice& device, runtime::CudaStream& stream, size_t bytes) {
+absl::StatusOr<std::shared_ptr<DeviceStorage>> DeviceStorage::Allocate(runtime::CudaDevice& device,
+                                                                       runtime::CudaStream& stream,
+                                                                       size_t bytes) {
   absl::StatusOr<uint64_t> address = device.memory_pool().Allocate(bytes, stream.id());
   if (!address.ok()) return address.status();
   return std::shared_ptr<DeviceStorage>(new DeviceStorage(&device, *address));
@@ -50,9 +51,9 @@ struct GpuKernel {
 
 /// A cache entry: the launch layout, then the cubin.
 std::string SerializeEntry(const codegen::GpuKernelLayout& layout, const std::string& cubin) {
-  std::string out = absl::StrCat("gpuc-gpu-kernel ", layout.phases.size(), " ",
-                                 layout.reports_errors ? 1 : 0, " ",
-                                 layout.row_local_kernel.empty() ? 0 : 1, "\n");
+  std::string out =
+      absl::StrCat("gpuc-gpu-kernel ", layout.phases.size(), " ", layout.reports_errors ? 1 : 0,
+                   " ", layout.row_local_kernel.empty() ? 0 : 1, "\n");
   for (const codegen::GpuPhaseLaunch& p : layout.phases) {
     absl::StrAppend(&out, static_cast<int>(p.kind), " ", p.vector, " ", p.state_bytes, "\n");
   }
@@ -152,16 +153,16 @@ struct GpuExecutor::Impl {
   GpuBackendStats stats;
 
   absl::StatusOr<const GpuKernel*> GetOrCompile(const codegen::KernelSpec& spec);
-  absl::Status RunKernel(runtime::CudaStream& stream, const GpuPlanStep& step,
-                         absl::flat_hash_map<const ir::Node*, DeviceTensor>& values,
-                         const std::function<absl::StatusOr<DeviceTensor>(const ir::Node*)>& allocate);
+  absl::Status RunKernel(
+      runtime::CudaStream& stream, const GpuPlanStep& step,
+      absl::flat_hash_map<const ir::Node*, DeviceTensor>& values,
+      const std::function<absl::StatusOr<DeviceTensor>(const ir::Node*)>& allocate);
   absl::Status RunOnHost(runtime::CudaStream& stream, const passes::FusedKernel& kernel,
                          absl::flat_hash_map<const ir::Node*, DeviceTensor>& values);
   absl::Status Fill(runtime::CudaStream& stream, uint64_t address, unsigned char byte,
                     size_t bytes) {
-    return device->Check(
-        device->driver().cuMemsetD8Async(address, byte, bytes, stream.handle()),
-        "cuMemsetD8Async");
+    return device->Check(device->driver().cuMemsetD8Async(address, byte, bytes, stream.handle()),
+                         "cuMemsetD8Async");
   }
 };
 
@@ -175,9 +176,9 @@ absl::StatusOr<GpuExecutor*> GpuExecutor::Get() {
     if (!spec.ok()) return spec.status();
     if (spec->kind != runtime::DeviceKind::kCuda) {
       absl::StatusOr<const runtime::CudaDriver*> driver = runtime::GetCudaDriver();
-      return absl::UnavailableError(absl::StrCat(
-          "no CUDA device: ", driver.ok() ? "GPUC_DEVICE selects the host"
-                                          : std::string(driver.status().message())));
+      return absl::UnavailableError(
+          absl::StrCat("no CUDA device: ", driver.ok() ? "GPUC_DEVICE selects the host"
+                                                       : std::string(driver.status().message())));
     }
     absl::StatusOr<runtime::CudaDevice*> device = runtime::CudaDevice::Get(spec->ordinal);
     if (!device.ok()) return device.status();
@@ -187,8 +188,10 @@ absl::StatusOr<GpuExecutor*> GpuExecutor::Get() {
     const runtime::CudaDeviceProperties& p = (*device)->properties();
     options.arch =
         codegen::ArchForComputeCapability(p.compute_capability_major, p.compute_capability_minor);
-    if (const char* fast = std::getenv("GPUC_FAST_MATH")) options.fast_math = std::string(fast) == "1";
-    if (const char* math = std::getenv("GPUC_GPU_MATH")) options.exact_math = std::string(math) == "exact";
+    if (const char* fast = std::getenv("GPUC_FAST_MATH"))
+      options.fast_math = std::string(fast) == "1";
+    if (const char* math = std::getenv("GPUC_GPU_MATH"))
+      options.exact_math = std::string(math) == "exact";
     absl::StatusOr<std::unique_ptr<codegen::NvptxCompiler>> compiler =
         codegen::NvptxCompiler::Create(options);
     if (!compiler.ok()) return compiler.status();
@@ -280,7 +283,8 @@ absl::StatusOr<const GpuKernel*> GpuExecutor::Impl::GetOrCompile(const codegen::
     kernel->combines.push_back(combine);
   }
   if (!kernel->layout.row_local_kernel.empty()) {
-    absl::StatusOr<runtime::CudaKernel> k = kernel->module->GetKernel(kernel->layout.row_local_kernel);
+    absl::StatusOr<runtime::CudaKernel> k =
+        kernel->module->GetKernel(kernel->layout.row_local_kernel);
     if (!k.ok()) return k.status();
     k->name = absl::StrCat(kernel->layout.row_local_kernel, " (", members, ")");
     kernel->rows = *k;
@@ -354,14 +358,16 @@ absl::Status GpuExecutor::Impl::RunKernel(
       std::lock_guard<std::mutex> lock(mutex);
       ++stats.kernel_launches;
     }
-    return runtime::Launch(stream, k, {static_cast<unsigned>(blocks), static_cast<unsigned>(splits)},
+    return runtime::Launch(stream, k,
+                           {static_cast<unsigned>(blocks), static_cast<unsigned>(splits)},
                            {threads}, 0, args.data());
   };
   // Row-local kernels when the rows alone fill the device (a block per row).
   const int64_t local_rows = kernel.rows ? spec.RowCount(spec.phases[0]) : 0;
   const bool use_rows_kernel = kernel.rows && local_rows >= sms * 2;
   if (use_rows_kernel) {
-    if (absl::Status s = launch(*kernel.rows, std::min<int64_t>(local_rows, sms * 16), 1); !s.ok()) {
+    if (absl::Status s = launch(*kernel.rows, std::min<int64_t>(local_rows, sms * 16), 1);
+        !s.ok()) {
       return s;
     }
   }
@@ -417,9 +423,9 @@ absl::Status GpuExecutor::Impl::RunKernel(
     if (found[0] != 0) {
       const ir::Node& take = *spec.members[found[0] - 1];
       const int axis = static_cast<int>(*take.attrs().Get<int64_t>("axis"));
-      std::string message = absl::StrCat("take: index ", found[1], " is out of bounds for axis ",
-                                         axis, " with size ", take.operand(0).shape()[axis], " of ",
-                                         take.operand(0).type().ToString());
+      std::string message =
+          absl::StrCat("take: index ", found[1], " is out of bounds for axis ", axis, " with size ",
+                       take.operand(0).shape()[axis], " of ", take.operand(0).type().ToString());
       if (!take.location().empty()) {
         absl::StrAppend(&message, " (recorded at ", take.location(), ")");
       }
@@ -458,8 +464,8 @@ absl::Status GpuExecutor::Impl::RunOnHost(
         DeviceStorage::Allocate(*device, stream, static_cast<size_t>(h.size_in_bytes()));
     if (!storage.ok()) return storage.status();
     if (h.size_in_bytes() > 0) {
-      if (absl::Status s = stream.CopyHostToDevice((*storage)->address(), h.data(),
-                                                   h.size_in_bytes());
+      if (absl::Status s =
+              stream.CopyHostToDevice((*storage)->address(), h.data(), h.size_in_bytes());
           !s.ok()) {
         return s;
       }
@@ -549,15 +555,16 @@ absl::StatusOr<std::vector<DeviceTensor>> GpuExecutor::Run(const GpuPlan& plan,
       t.storage = arena;
       t.address = arena->address() + static_cast<uint64_t>(b->offset);
     } else {
-      absl::StatusOr<std::shared_ptr<DeviceStorage>> s = DeviceStorage::Allocate(
-          *impl_->device, stream, static_cast<size_t>(t.size_in_bytes()));
+      absl::StatusOr<std::shared_ptr<DeviceStorage>> s =
+          DeviceStorage::Allocate(*impl_->device, stream, static_cast<size_t>(t.size_in_bytes()));
       if (!s.ok()) return s.status();
       t.storage = *s;
       t.address = t.storage->address();
     }
     // GPUC_POISON=1 (the tests set it): an element a kernel forgot to write shows up.
     if (Poisons() && t.size_in_bytes() > 0) {
-      if (absl::Status s = impl_->Fill(stream, t.address, 0xA5, static_cast<size_t>(t.size_in_bytes()));
+      if (absl::Status s =
+              impl_->Fill(stream, t.address, 0xA5, static_cast<size_t>(t.size_in_bytes()));
           !s.ok()) {
         return s;
       }
@@ -588,8 +595,8 @@ absl::StatusOr<std::vector<DeviceTensor>> GpuExecutor::Run(const GpuPlan& plan,
 absl::StatusOr<DeviceTensor> GpuExecutor::Upload(const ir::HostTensor& tensor) {
   absl::StatusOr<runtime::CudaStream*> s = stream();
   if (!s.ok()) return s.status();
-  absl::StatusOr<std::shared_ptr<DeviceStorage>> storage = DeviceStorage::Allocate(
-      *impl_->device, **s, static_cast<size_t>(tensor.size_in_bytes()));
+  absl::StatusOr<std::shared_ptr<DeviceStorage>> storage =
+      DeviceStorage::Allocate(*impl_->device, **s, static_cast<size_t>(tensor.size_in_bytes()));
   if (!storage.ok()) return storage.status();
   if (tensor.size_in_bytes() > 0) {
     if (absl::Status c =

@@ -164,9 +164,10 @@ void RunBandwidthWorkloads(detail::GpuExecutor& gpu, bool quick) {
 )",
            {{"N", n26}}),
        n26 * 20, 10, 20},
-      {"sum", sub("func @f(%x: f32[N]) -> (f32[]) {\n  %s = reduce_sum %x {axes = [0]} : f32[]\n"
-                  "  return %s\n}\n",
-                  {{"N", n28}}),
+      {"sum",
+       sub("func @f(%x: f32[N]) -> (f32[]) {\n  %s = reduce_sum %x {axes = [0]} : f32[]\n"
+           "  return %s\n}\n",
+           {{"N", n28}}),
        n28 * 4},
       {"softmax_rows",
        sub("func @f(%x: f32[R,C]) -> (f32[R,C]) {\n"

@@ -39,8 +39,8 @@ namespace {
 
 using ir::DType;
 
-#define GPUC_REQUIRE_GPU_EXECUTOR(var)                                       \
-  absl::StatusOr<detail::GpuExecutor*> var##_or = detail::GpuExecutor::Get(); \
+#define GPUC_REQUIRE_GPU_EXECUTOR(var)                                           \
+  absl::StatusOr<detail::GpuExecutor*> var##_or = detail::GpuExecutor::Get();    \
   if (!var##_or.ok()) GTEST_SKIP() << "no GPU: " << var##_or.status().message(); \
   detail::GpuExecutor& var = **var##_or
 
@@ -130,8 +130,8 @@ TEST(GpuBackendTest, RandomGraphsAgreeWithTheInterpreter) {
   const detail::GpuBackendStats after = gpu.stats();
   const int64_t launches = after.kernel_launches - before.kernel_launches;
   const int64_t host = after.host_kernels - before.host_kernels;
-  std::cout << launches << " kernel launches (" << after.compiles - before.compiles
-            << " compiles, " << after.disk_hits - before.disk_hits << " disk hits), " << host
+  std::cout << launches << " kernel launches (" << after.compiles - before.compiles << " compiles, "
+            << after.disk_hits - before.disk_hits << " disk hits), " << host
             << " kernels on the host (last: " << after.last_host_reason << "), "
             << after.library_steps - before.library_steps << " library steps on the host\n";
   // Every dtype and op: complex arithmetic and extrema, float mod, integer pow have no GPU

@@ -56,8 +56,7 @@ TEST(GpuCodegenTest, RandomGraphsCompileToPtxThatPtxasAccepts) {
       absl::StatusOr<codegen::KernelSpec> spec =
           codegen::BuildKernelSpec(kernel, detail::InPlaceOutputs(kernel, buffers));
       ASSERT_TRUE(spec.ok()) << spec.status();
-      absl::StatusOr<codegen::GpuCompiledKernel> ptx =
-          codegen::CompileGpuKernel(*spec, **compiler);
+      absl::StatusOr<codegen::GpuCompiledKernel> ptx = codegen::CompileGpuKernel(*spec, **compiler);
       if (absl::IsUnimplemented(ptx.status())) {
         ++unsupported;
         ++reasons[std::string(ptx.status().message())];
@@ -79,8 +78,8 @@ TEST(GpuCodegenTest, RandomGraphsCompileToPtxThatPtxasAccepts) {
       }
     }
   }
-  std::cout << compiled << " kernels compiled to PTX, " << unsupported << " without a GPU lowering, "
-            << assembled << " assembled by ptxas\n";
+  std::cout << compiled << " kernels compiled to PTX, " << unsupported
+            << " without a GPU lowering, " << assembled << " assembled by ptxas\n";
   for (const auto& [why, n] : reasons) std::cout << "  " << n << " x " << why << "\n";
   // Complex arithmetic and extrema, float mod and integer pow run on the host (as the host
   // back end runs them through its support library); the random graphs use every dtype and op.

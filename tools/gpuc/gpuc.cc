@@ -122,8 +122,7 @@ std::string GpuStatsText(const detail::GpuBackendStats& s) {
 }
 
 /// Runs `graph` on the GPU: inputs copied in, results copied out.
-absl::StatusOr<std::vector<ir::HostTensor>> RunOnGpu(const Options& options,
-                                                     const ir::Graph& graph,
+absl::StatusOr<std::vector<ir::HostTensor>> RunOnGpu(const Options& options, const ir::Graph& graph,
                                                      const std::vector<ir::HostTensor>& args) {
   absl::StatusOr<detail::GpuExecutor*> gpu = detail::GpuExecutor::Get();
   if (!gpu.ok()) return gpu.status();
@@ -243,8 +242,7 @@ absl::StatusOr<std::string> GpuText(const ir::Graph& graph, const passes::Fusion
     absl::StatusOr<codegen::GpuCompiledKernel> compiled =
         codegen::CompileGpuKernel(*spec, **compiler, &llvm_ir);
     if (absl::IsUnimplemented(compiled.status())) {
-      absl::StrAppend(&out, "// not compiled for the GPU: ", compiled.status().message(),
-                      "\n\n");
+      absl::StrAppend(&out, "// not compiled for the GPU: ", compiled.status().message(), "\n\n");
       continue;
     }
     if (!compiled.ok()) return compiled.status();

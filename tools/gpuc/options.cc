@@ -145,14 +145,14 @@ absl::StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
       return absl::InvalidArgumentError(absl::StrCat("unknown option '", arg, "' (see --help)"));
     }
   }
-  static constexpr absl::string_view kStages[] = {
-      "", "ir", "json", "opt", "fused", "plan", "llvm", "llvm-opt", "gpu-llvm", "ptx"};
+  static constexpr absl::string_view kStages[] = {"",     "ir",   "json",     "opt",      "fused",
+                                                  "plan", "llvm", "llvm-opt", "gpu-llvm", "ptx"};
   bool known = false;
   for (absl::string_view s : kStages) known = known || options.emit == s;
   if (!known) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--emit=", options.emit,
-                     " is not a stage (ir, json, opt, fused, plan, llvm, llvm-opt, gpu-llvm, ptx)"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--emit=", options.emit,
+        " is not a stage (ir, json, opt, fused, plan, llvm, llvm-opt, gpu-llvm, ptx)"));
   }
   if (options.target != "host" && options.target != "interp" && options.target != "gpu") {
     return absl::InvalidArgumentError(

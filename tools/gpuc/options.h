@@ -16,9 +16,9 @@
 namespace gpuc::tool {
 
 struct Options {
-  std::string input_path;   // .gir or .json; "-" for stdin
-  std::string emit;  // ir | json | opt | fused | plan | llvm | llvm-opt | gpu-llvm | ptx
-  std::string arch;  // --arch: GPU architecture for ptx; empty: the device's, else sm_90
+  std::string input_path;  // .gir or .json; "-" for stdin
+  std::string emit;        // ir | json | opt | fused | plan | llvm | llvm-opt | gpu-llvm | ptx
+  std::string arch;        // --arch: GPU architecture for ptx; empty: the device's, else sm_90
   bool fast_math = false;
   bool exact_math = false;
   std::string output_path;  // -o; empty for stdout
