@@ -311,6 +311,103 @@ class ReducePhaseEmitter {
     for (int d : reduced_axes_) reduced_dims_.push_back(full[d]);
     rows_mapping_ = full.rank() == 0 || std::find(reduced_axes_.begin(), reduced_axes_.end(),
                                                   full.rank() - 1) != reduced_axes_.end();
+    // Reduced positions are consecutive addresses when the reduced axes are the trailing ones.
+    bool trailing = true;
+    for (size_t i = 0; i < reduced_axes_.size(); ++i) {
+      trailing = trailing && reduced_axes_[i] == full.rank() -
+                                                     static_cast<int>(reduced_axes_.size()) +
+                                                     static_cast<int>(i);
+    }
+    std::vector<const Node*> operands;
+    for (const Node* r : phase.reductions) operands.push_back(&r->operand(0));
+    prefetched_ = SameIndexInputs(spec, operands, full);
+    int64_t widest = 0;
+    for (const Node* in : prefetched_) widest = std::max(widest, ir::DTypeSize(in->dtype()));
+    if (trailing && rows_mapping_ && !reduced_axes_.empty() && widest > 0) {
+      vector_ = static_cast<int>(std::clamp<int64_t>(16 / widest, 1, 8));
+    }
+  }
+
+  /// Elements per vector load of a block-per-row reduction (1: none).
+  int vector() const { return vector_; }
+
+  /// A block's threads add positions [start, stop) of kept row `kept`: with 16-byte loads of
+  /// `vector_` consecutive elements when the row length and the chunk allow it (checked at
+  /// run time), else element by element.
+  void EmitBlockPositions(KernelBuilder& k, std::vector<Accumulator>& accs, const Index& kept,
+                          llvm::Value* start, llvm::Value* stop, llvm::Value* count,
+                          llvm::Value* chunk) {
+    llvm::IRBuilder<>& b = k.b();
+    ElementEmitter& e = k.emitter();
+    if (vector_ == 1) {
+      EmitPositions(k, accs, kept, b.CreateAdd(start, k.ThreadInBlock()), stop, k.BlockThreads());
+      return;
+    }
+    llvm::Value* width = e.IndexConstant(vector_);
+    llvm::Value* zero = e.IndexConstant(0);
+    llvm::Value* aligned = b.CreateAnd(b.CreateICmpEQ(b.CreateURem(count, width), zero),
+                                       b.CreateICmpEQ(b.CreateURem(chunk, width), zero));
+    EmitIf(
+        b, aligned,
+        [&] {
+          EmitVectorPositions(k, accs, kept,
+                              b.CreateAdd(b.CreateUDiv(start, width), k.ThreadInBlock()),
+                              b.CreateUDiv(stop, width), k.BlockThreads());
+        },
+        "vector");
+    EmitIf(
+        b, b.CreateNot(aligned),
+        [&] {
+          EmitPositions(k, accs, kept, b.CreateAdd(start, k.ThreadInBlock()), stop,
+                        k.BlockThreads());
+        },
+        "scalar");
+  }
+
+  /// for (q = first; q < stop; q += step) adds positions [q * vector_, (q + 1) * vector_),
+  /// each input loaded with one 16-byte load; two steps per iteration.
+  void EmitVectorPositions(KernelBuilder& k, std::vector<Accumulator>& accs, const Index& kept,
+                           llvm::Value* first, llvm::Value* stop, llvm::Value* step) {
+    llvm::IRBuilder<>& b = k.b();
+    ElementEmitter& e = k.emitter();
+    std::vector<const Node*> operands;
+    for (const Node* r : phase_.reductions) operands.push_back(&r->operand(0));
+    auto accumulate = [&](const std::vector<llvm::Value*>& steps) {
+      std::vector<llvm::Value*> positions;
+      std::vector<Index> indices;
+      for (llvm::Value* q : steps) {
+        llvm::Value* base = b.CreateMul(q, e.IndexConstant(vector_), "", true, true);
+        for (int j = 0; j < vector_; ++j) {
+          positions.push_back(j == 0 ? base
+                                     : b.CreateAdd(base, e.IndexConstant(j), "", true, true));
+          indices.push_back(FullIndex(k, kept, positions.back()));
+        }
+      }
+      e.PushScope();
+      for (const Node* in : prefetched_) {
+        llvm::Type* lane = k.values().StorageType(in->dtype());
+        auto* vector_type = llvm::FixedVectorType::get(lane, vector_);
+        for (size_t q = 0; q < steps.size(); ++q) {
+          const Index& first_index = indices[q * vector_];
+          llvm::Value* pointer = e.ElementPointer(in, e.Linearize(first_index, in->shape()));
+          llvm::Value* loaded = b.CreateAlignedLoad(vector_type, pointer, llvm::Align(16));
+          for (int j = 0; j < vector_; ++j) {
+            e.Seed(in, indices[q * vector_ + j],
+                   k.values().FromStorage(in->dtype(), b.CreateExtractElement(loaded, j)));
+          }
+        }
+      }
+      std::vector<llvm::Value*> values;
+      for (const Index& index : indices) {
+        for (const Node* operand : operands) values.push_back(e.Emit(operand, index));
+      }
+      size_t next = 0;
+      for (llvm::Value* p : positions) {
+        for (Accumulator& acc : accs) acc.AddCombinable(values[next++], p);
+      }
+      e.PopScope();
+    };
+    EmitUnrolledLoop(k, first, stop, step, 2, accumulate, "vector_position");
   }
 
   /// for (p = first; p < stop; p += step) adds the elements at reduced position p of kept
@@ -354,7 +451,7 @@ class ReducePhaseEmitter {
     llvm::Value* count = k.Count(reduced_dims_);
     for (Accumulator& acc : accs) acc.StartCombinable();
     Index kept = e.Delinearize(row, ir::Shape(kept_dims_));
-    EmitPositions(k, accs, kept, k.ThreadInBlock(), count, k.BlockThreads());
+    EmitBlockPositions(k, accs, kept, e.IndexConstant(0), count, count, count);
     BlockMerge(k, accs, [&] {
       for (size_t i = 0; i < accs.size(); ++i) {
         const Node* r = phase_.reductions[i];
@@ -585,8 +682,7 @@ class ReducePhaseEmitter {
           [&](llvm::Value* row) {
             for (Accumulator& acc : accs) acc.StartCombinable();
             Index kept = e.Delinearize(row, kept_shape);
-            EmitPositions(k, accs, kept, b.CreateAdd(start, k.ThreadInBlock()), stop,
-                          block_threads);
+            EmitBlockPositions(k, accs, kept, start, stop, count, k.chunk());
             BlockMerge(k, accs, [&] {
               std::vector<Accumulator::State> states;
               for (Accumulator& acc : accs) states.push_back(acc.Load());
@@ -659,6 +755,8 @@ class ReducePhaseEmitter {
   std::vector<int> kept_axes_, reduced_axes_;
   std::vector<int64_t> kept_dims_, reduced_dims_;
   bool rows_mapping_ = true;
+  std::vector<const Node*> prefetched_;  // inputs read at the reduced element's own index
+  int vector_ = 1;
 };
 
 /// A row-local spec (every phase works on the rows of its own reductions) as one kernel: a

@@ -41,7 +41,9 @@ struct GpuPhaseLaunch {
   Kind kind = Kind::kStore;
   std::string kernel;          // the phase's kernel
   std::string combine_kernel;  // reduce phases: merges the partial states of several splits
-  int vector = 1;              // store phases: elements per thread step
+  /// Store phases: elements per thread step; block-per-row reductions: elements per load
+  /// (used when the row length and the chunk are multiples of it).
+  int vector = 1;
   /// Reduce phases: bytes of partial state per row and split.
   int64_t state_bytes = 0;
 };

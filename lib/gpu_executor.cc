@@ -397,7 +397,9 @@ absl::Status GpuExecutor::Impl::RunKernel(
       splits = std::clamp<int64_t>(CeilDiv(count, 64), 1, CeilDiv(sms * 8, blocks));
     }
     splits = std::min<int64_t>(splits, 65535);
-    const int64_t chunk = std::max<int64_t>(1, CeilDiv(count, splits));
+    // Chunks of whole vectors, so that block-per-row reductions keep their 16-byte loads.
+    const int64_t chunk =
+        std::max<int64_t>(1, CeilDiv(CeilDiv(count, splits), p.vector) * p.vector);
     if (count > 0) splits = CeilDiv(count, chunk);
     words[splits_slot] = static_cast<uint64_t>(splits);
     words[splits_slot + 1] = static_cast<uint64_t>(chunk);
