@@ -58,11 +58,12 @@ std::vector<const Node*> SameIndexInputs(const KernelSpec& spec,
 
 /// The module flag EmitGpuKernel sets for its math mode.
 constexpr const char* kExactMathFlag = "gpuc-exact-math";
-bool ExactMath(const llvm::Module& module) {
-  auto* flag =
-      llvm::mdconst::extract_or_null<llvm::ConstantInt>(module.getModuleFlag(kExactMathFlag));
+constexpr const char* kVectorReductionsFlag = "gpuc-vector-reductions";
+bool ModuleFlag(const llvm::Module& module, const char* name) {
+  auto* flag = llvm::mdconst::extract_or_null<llvm::ConstantInt>(module.getModuleFlag(name));
   return flag && flag->getZExtValue() != 0;
 }
+bool ExactMath(const llvm::Module& module) { return ModuleFlag(module, kExactMathFlag); }
 
 /// One kernel function under construction: its builder, frame and element emitter (values
 /// cached by an emitter belong to one function, so each kernel gets its own).
@@ -323,7 +324,8 @@ class ReducePhaseEmitter {
     prefetched_ = SameIndexInputs(spec, operands, full);
     int64_t widest = 0;
     for (const Node* in : prefetched_) widest = std::max(widest, ir::DTypeSize(in->dtype()));
-    if (trailing && rows_mapping_ && !reduced_axes_.empty() && widest > 0) {
+    if (trailing && rows_mapping_ && !reduced_axes_.empty() && widest > 0 &&
+        ModuleFlag(module, kVectorReductionsFlag)) {
       vector_ = static_cast<int>(std::clamp<int64_t>(16 / widest, 1, 8));
     }
   }
@@ -832,9 +834,11 @@ std::string EmitRowLocalKernel(const KernelSpec& spec, llvm::Module& module,
 absl::StatusOr<std::unique_ptr<llvm::Module>> EmitGpuKernel(const KernelSpec& spec,
                                                             llvm::LLVMContext& context,
                                                             GpuKernelLayout* layout,
-                                                            bool exact_math) {
+                                                            const GpuEmitOptions& options) {
   auto module = std::make_unique<llvm::Module>(spec.name, context);
-  module->addModuleFlag(llvm::Module::Warning, kExactMathFlag, exact_math ? 1 : 0);
+  module->addModuleFlag(llvm::Module::Warning, kExactMathFlag, options.exact_math ? 1 : 0);
+  module->addModuleFlag(llvm::Module::Warning, kVectorReductionsFlag,
+                        options.vector_reductions ? 1 : 0);
   module->setDataLayout(kNvptxDataLayout);
   module->setTargetTriple("nvptx64-nvidia-cuda");
   GpuKernelLayout result;

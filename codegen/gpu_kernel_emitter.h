@@ -65,12 +65,20 @@ inline constexpr const char* kNvptxDataLayout = "e-i64:64-i128:128-v16:16-v32:32
 
 /// The kernels' module (target-neutral apart from NVVM intrinsics) and their launch layout,
 /// or Unimplemented naming what has no GPU lowering.
-/// `exact_math`: f32/f16/bf16 math functions in double, bit-identical to the interpreter
-/// (else in float, through libdevice's float functions; see ValueLowering).
+struct GpuEmitOptions {
+  /// f32/f16/bf16 math functions in double, bit-identical to the interpreter (else in
+  /// float, through libdevice's float functions; see ValueLowering).
+  bool exact_math = false;
+  /// Block-per-row reductions over trailing axes read 16 bytes per load when the row length
+  /// and the chunk allow it. Off by default: compiled and assembled (ptxas) in CI, not yet
+  /// run on a GPU (GPUC_GPU_VECTOR_REDUCTIONS=1 turns it on).
+  bool vector_reductions = false;
+};
+
 absl::StatusOr<std::unique_ptr<llvm::Module>> EmitGpuKernel(const KernelSpec& spec,
                                                             llvm::LLVMContext& context,
                                                             GpuKernelLayout* layout,
-                                                            bool exact_math = false);
+                                                            const GpuEmitOptions& options = {});
 
 }  // namespace gpuc::codegen
 

@@ -229,7 +229,8 @@ absl::StatusOr<std::unique_ptr<NvptxCompiler>> NvptxCompiler::Create(GpuCompileO
   compiler->target_id_ =
       absl::StrCat(kTriple, " ", options.arch, " ptx", options.ptx_version,
                    options.fast_math ? " fast-math" : " ieee",
-                   options.exact_math ? " exact-math" : " float-math", " llvm-",
+                   options.exact_math ? " exact-math" : " float-math",
+                   options.vector_reductions ? " vector-reductions" : "", " llvm-",
                    LLVM_VERSION_STRING, " libdevice-", compiler->libdevice_bitcode.size(), "-",
                    StableHash(compiler->libdevice_bitcode));
   compiler->options_ = std::move(options);
@@ -319,7 +320,8 @@ absl::StatusOr<GpuCompiledKernel> CompileGpuKernel(const KernelSpec& spec, Nvptx
   llvm::LLVMContext context;
   GpuCompiledKernel result;
   absl::StatusOr<std::unique_ptr<llvm::Module>> module =
-      EmitGpuKernel(spec, context, &result.layout, compiler.options().exact_math);
+      EmitGpuKernel(spec, context, &result.layout,
+                    {compiler.options().exact_math, compiler.options().vector_reductions});
   if (!module.ok()) return module.status();
   if (llvm_ir) *llvm_ir = PrintModule(**module);
   if (absl::Status s = compiler.Optimize(**module); !s.ok()) return s;

@@ -39,6 +39,8 @@ struct GpuCompileOptions {
   /// (GPUC_GPU_MATH=exact); by default they compute in float through libdevice, within its
   /// documented ulp bounds, as CuPy, JAX and torch do.
   bool exact_math = false;
+  /// See GpuEmitOptions::vector_reductions.
+  bool vector_reductions = false;
   /// libdevice.10.bc; empty finds it under $CUDA_HOME or /usr/local/cuda.
   std::string libdevice_path;
 };

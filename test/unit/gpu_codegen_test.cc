@@ -32,15 +32,16 @@ std::string Ptxas() {
   return std::filesystem::exists(path) ? path : "";
 }
 
-TEST(GpuCodegenTest, RandomGraphsCompileToPtxThatPtxasAccepts) {
+/// Compiles the kernels of random graphs [0, graphs) and assembles every third graph's.
+void CompileRandomGraphs(const codegen::GpuCompileOptions& options, uint64_t graphs) {
   absl::StatusOr<std::unique_ptr<codegen::NvptxCompiler>> compiler =
-      codegen::NvptxCompiler::Create({});
+      codegen::NvptxCompiler::Create(options);
   if (!compiler.ok()) GTEST_SKIP() << "no CUDA toolkit: " << compiler.status().message();
   const std::string ptxas = Ptxas();
   const std::string dir = ::testing::TempDir();
   int compiled = 0, unsupported = 0, assembled = 0;
   std::map<std::string, int> reasons;
-  for (uint64_t seed = 0; seed < 120; ++seed) {
+  for (uint64_t seed = 0; seed < graphs; ++seed) {
     test::RandomGraphOptions options;
     options.all_dtypes = true;
     options.all_ops = true;
@@ -84,6 +85,14 @@ TEST(GpuCodegenTest, RandomGraphsCompileToPtxThatPtxasAccepts) {
   // Complex arithmetic and extrema, float mod and integer pow run on the host (as the host
   // back end runs them through its support library); the random graphs use every dtype and op.
   EXPECT_GT(compiled, 5 * unsupported);
+}
+
+TEST(GpuCodegenTest, RandomGraphsCompileToPtxThatPtxasAccepts) { CompileRandomGraphs({}, 120); }
+
+TEST(GpuCodegenTest, VectorReductionsCompileToPtxThatPtxasAccepts) {
+  codegen::GpuCompileOptions options;
+  options.vector_reductions = true;
+  CompileRandomGraphs(options, 45);
 }
 
 }  // namespace
