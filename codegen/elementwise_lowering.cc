@@ -224,6 +224,36 @@ std::optional<llvm::Intrinsic::ID> FloatIntrinsic(OpCode op) {
   }
 }
 
+/// NumPy's npy_divmod in double, as the interpreter's FloorDivFloat and ModFloat compute it
+/// (ir/elementwise_semantics.cc), branch-free: fmod is exact (frem: libm's fmod on the host,
+/// libdevice's on the GPU), and every comparison keeps C++'s NaN behaviour.
+llvm::Value* EmitFloatDivMod(llvm::IRBuilder<>& b, OpCode op, llvm::Value* a, llvm::Value* c) {
+  llvm::Type* t = a->getType();
+  llvm::Value* zero = llvm::ConstantFP::get(t, 0.0);
+  llvm::Value* one = llvm::ConstantFP::get(t, 1.0);
+  llvm::Value* mod = b.CreateFRem(a, c);
+  llvm::Value* divisor_zero = b.CreateFCmpOEQ(c, zero);
+  llvm::Value* mod_nonzero = b.CreateFCmpUNE(mod, zero);
+  llvm::Value* signs_differ = b.CreateXor(b.CreateFCmpOLT(c, zero), b.CreateFCmpOLT(mod, zero));
+  llvm::Value* adjust = b.CreateAnd(mod_nonzero, signs_differ);
+  if (op == OpCode::kMod) {
+    llvm::Value* adjusted = b.CreateSelect(adjust, b.CreateFAdd(mod, c), mod);
+    llvm::Value* signed_zero = b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, zero, c);
+    llvm::Value* result = b.CreateSelect(mod_nonzero, adjusted, signed_zero);
+    return b.CreateSelect(divisor_zero, mod, result);
+  }
+  llvm::Value* quotient = b.CreateFDiv(a, c);
+  llvm::Value* div = b.CreateFDiv(b.CreateFSub(a, mod), c);
+  div = b.CreateSelect(adjust, b.CreateFSub(div, one), div);
+  llvm::Value* floor = b.CreateUnaryIntrinsic(llvm::Intrinsic::floor, div);
+  llvm::Value* round_up =
+      b.CreateFCmpOGT(b.CreateFSub(div, floor), llvm::ConstantFP::get(t, 0.5));
+  llvm::Value* floordiv = b.CreateSelect(round_up, b.CreateFAdd(floor, one), floor);
+  llvm::Value* signed_zero = b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, zero, quotient);
+  llvm::Value* result = b.CreateSelect(b.CreateFCmpOEQ(div, zero), signed_zero, floordiv);
+  return b.CreateSelect(divisor_zero, quotient, result);
+}
+
 /// ir/philox.h's PhiloxBits: ten rounds of Philox4x32 on counter {lo, hi, 0, 0}, words 0
 /// and 1 of the block. Integer multiplies and xors only: a few dozen instructions per value,
 /// on every target (random arrays are computed where they are used, never stored).
@@ -360,8 +390,11 @@ llvm::Value* EmitNativeElementwise(ValueLowering& values, OpCode op, DType loop,
       if (llvm::Value* v = EmitExactCommon(b, op, kind, a, c)) return v;
       return EmitInteger(b, op, kind == DTypeKind::kSigned, ir::IntegerBits(loop), a, c);
     case DTypeKind::kFloat: {
-      // fmod-based floor division and modulo keep NumPy's npy_divmod in the support library.
-      if (op == OpCode::kFloorDivide || op == OpCode::kMod) return nullptr;
+      if (op == OpCode::kFloorDivide || op == OpCode::kMod) {
+        return values.Convert(EmitFloatDivMod(b, op, values.Convert(a, loop, DType::kFloat64),
+                                              values.Convert(c, loop, DType::kFloat64)),
+                              DType::kFloat64, loop);
+      }
       if (loop == DType::kFloat64 || !ComputesInDouble(op) || values.float_math_in_float()) {
         return EmitFloat(values, op, a, c);
       }
