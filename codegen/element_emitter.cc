@@ -30,7 +30,6 @@ llvm::Value* ElementEmitter::Emit(const Node* node, const Index& index) {
 }
 
 llvm::Value* ElementEmitter::Extent(int64_t extent) {
-  llvm::IRBuilder<>& b = values_.builder();
   if (extent == 1) return IndexConstant(1);
   return frame_.extents[spec_.symbol_of.at(extent)];
 }

@@ -246,8 +246,7 @@ llvm::Value* EmitFloatDivMod(llvm::IRBuilder<>& b, OpCode op, llvm::Value* a, ll
   llvm::Value* div = b.CreateFDiv(b.CreateFSub(a, mod), c);
   div = b.CreateSelect(adjust, b.CreateFSub(div, one), div);
   llvm::Value* floor = b.CreateUnaryIntrinsic(llvm::Intrinsic::floor, div);
-  llvm::Value* round_up =
-      b.CreateFCmpOGT(b.CreateFSub(div, floor), llvm::ConstantFP::get(t, 0.5));
+  llvm::Value* round_up = b.CreateFCmpOGT(b.CreateFSub(div, floor), llvm::ConstantFP::get(t, 0.5));
   llvm::Value* floordiv = b.CreateSelect(round_up, b.CreateFAdd(floor, one), floor);
   llvm::Value* signed_zero = b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, zero, quotient);
   llvm::Value* result = b.CreateSelect(b.CreateFCmpOEQ(div, zero), signed_zero, floordiv);

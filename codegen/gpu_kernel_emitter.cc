@@ -678,7 +678,6 @@ class ReducePhaseEmitter {
         b.CreateBinaryIntrinsic(llvm::Intrinsic::umin, b.CreateAdd(start, k.chunk()), count);
     const ir::Shape kept_shape(kept_dims_);
     if (rows_mapping_) {
-      llvm::Value* block_threads = k.BlockThreads();
       EmitLoop(
           b, k.Block(), rows,
           [&](llvm::Value* row) {

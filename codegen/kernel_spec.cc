@@ -307,4 +307,16 @@ uint64_t StableHash(std::string_view text) {
   return llvm::xxh3_64bits(llvm::StringRef(text.data(), text.size()));
 }
 
+absl::Status KernelErrorStatus(const KernelSpec& spec, const int64_t* error) {
+  if (error[0] == 0) return absl::OkStatus();
+  // The interpreter's message for the same mistake (interp::EvalTakeNode).
+  const ir::Node& take = *spec.members[error[0] - 1];
+  const int axis = static_cast<int>(*take.attrs().Get<int64_t>("axis"));
+  std::string message =
+      absl::StrCat("take: index ", error[1], " is out of bounds for axis ", axis, " with size ",
+                   take.operand(0).shape()[axis], " of ", take.operand(0).type().ToString());
+  if (!take.location().empty()) absl::StrAppend(&message, " (recorded at ", take.location(), ")");
+  return absl::OutOfRangeError(message);
+}
+
 }  // namespace gpuc::codegen

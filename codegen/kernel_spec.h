@@ -46,6 +46,11 @@ struct Phase {
 /// KernelSpec::members, error[1] = the index.
 inline constexpr int kErrorSlots = 2;
 
+struct KernelSpec;
+/// Ok when error[0] is 0; otherwise the interpreter's error for the same mistake (a take
+/// index out of bounds, naming the index, the axis, the operand and where it was recorded).
+absl::Status KernelErrorStatus(const KernelSpec& spec, const int64_t* error);
+
 struct KernelSpec {
   passes::KernelKind kind = passes::KernelKind::kLoop;
   std::vector<const ir::Node*> members;  // graph order

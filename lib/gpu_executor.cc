@@ -19,6 +19,8 @@
 #include "codegen/kernel_spec.h"
 #include "codegen/nvptx_compiler.h"
 #include "ir/interpreter.h"
+#include "lib/gpu_kernel_entry.h"
+#include "lib/gpu_launch.h"
 #include "lib/host_executor.h"
 #include "passes/buffer_plan.h"
 #include "runtime/module.h"
@@ -49,58 +51,6 @@ struct GpuKernel {
   std::optional<runtime::CudaKernel> rows;    // the row-local kernel, if any
 };
 
-/// A cache entry: the launch layout, then the cubin.
-std::string SerializeEntry(const codegen::GpuKernelLayout& layout, const std::string& cubin) {
-  std::string out =
-      absl::StrCat("gpuc-gpu-kernel ", layout.phases.size(), " ", layout.reports_errors ? 1 : 0,
-                   " ", layout.row_local_kernel.empty() ? 0 : 1, "\n");
-  for (const codegen::GpuPhaseLaunch& p : layout.phases) {
-    absl::StrAppend(&out, static_cast<int>(p.kind), " ", p.vector, " ", p.state_bytes, "\n");
-  }
-  return out + cubin;
-}
-
-std::optional<std::pair<codegen::GpuKernelLayout, std::string>> ParseEntry(
-    const std::string& entry, const codegen::KernelSpec& spec) {
-  size_t pos = 0;
-  auto line = [&]() -> std::optional<std::string> {
-    size_t end = entry.find('\n', pos);
-    if (end == std::string::npos) return std::nullopt;
-    std::string l = entry.substr(pos, end - pos);
-    pos = end + 1;
-    return l;
-  };
-  std::optional<std::string> header = line();
-  if (!header) return std::nullopt;
-  std::vector<std::string> words = absl::StrSplit(*header, ' ');
-  size_t phases = 0;
-  int errors = 0, row_local = 0;
-  if (words.size() != 4 || words[0] != "gpuc-gpu-kernel" || !absl::SimpleAtoi(words[1], &phases) ||
-      !absl::SimpleAtoi(words[2], &errors) || !absl::SimpleAtoi(words[3], &row_local) ||
-      phases != spec.phases.size()) {
-    return std::nullopt;
-  }
-  codegen::GpuKernelLayout layout;
-  layout.reports_errors = errors != 0;
-  if (row_local) layout.row_local_kernel = spec.name + "_rows";
-  for (size_t i = 0; i < phases; ++i) {
-    std::optional<std::string> l = line();
-    if (!l) return std::nullopt;
-    std::vector<std::string> f = absl::StrSplit(*l, ' ');
-    int kind = 0;
-    codegen::GpuPhaseLaunch p;
-    if (f.size() != 3 || !absl::SimpleAtoi(f[0], &kind) || !absl::SimpleAtoi(f[1], &p.vector) ||
-        !absl::SimpleAtoi(f[2], &p.state_bytes) || kind < 0 || kind > 2) {
-      return std::nullopt;
-    }
-    p.kind = static_cast<codegen::GpuPhaseLaunch::Kind>(kind);
-    p.kernel = spec.phases[i].function_name;
-    p.combine_kernel = p.kernel + "_combine";
-    layout.phases.push_back(std::move(p));
-  }
-  return std::make_pair(std::move(layout), entry.substr(pos));
-}
-
 bool Poisons() {
   static const bool poison = [] {
     const char* env = std::getenv("GPUC_POISON");
@@ -108,8 +58,6 @@ bool Poisons() {
   }();
   return poison;
 }
-
-int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 /// "exp, mul, add": what a kernel computes, for fault messages.
 std::string DescribeMembers(const codegen::KernelSpec& spec) {
@@ -235,7 +183,7 @@ absl::StatusOr<const GpuKernel*> GpuExecutor::Impl::GetOrCompile(const codegen::
   std::string cubin;
   std::optional<std::pair<codegen::GpuKernelLayout, std::string>> hit;
   if (disk) {
-    if (std::optional<std::string> entry = disk->Load(key)) hit = ParseEntry(*entry, spec);
+    if (std::optional<std::string> entry = disk->Load(key)) hit = ParseGpuKernelEntry(*entry, spec);
   }
   if (hit) {
     ++stats.disk_hits;
@@ -261,7 +209,7 @@ absl::StatusOr<const GpuKernel*> GpuExecutor::Impl::GetOrCompile(const codegen::
     stats.compile_microseconds += std::chrono::duration_cast<std::chrono::microseconds>(
                                       std::chrono::steady_clock::now() - start)
                                       .count();
-    if (disk) disk->Store(key, SerializeEntry(kernel->layout, cubin));
+    if (disk) disk->Store(key, SerializeGpuKernelEntry(kernel->layout, cubin));
   }
   absl::StatusOr<std::unique_ptr<runtime::CudaModule>> module =
       runtime::CudaModule::LoadCubin(*device, cubin);
@@ -363,13 +311,10 @@ absl::Status GpuExecutor::Impl::RunKernel(
                            {threads}, 0, args.data());
   };
   // Row-local kernels when the rows alone fill the device (a block per row).
-  const int64_t local_rows = kernel.rows ? spec.RowCount(spec.phases[0]) : 0;
-  const bool use_rows_kernel = kernel.rows && local_rows >= sms * 2;
+  const int64_t local_blocks = kernel.rows ? RowLocalBlocks(spec.RowCount(spec.phases[0]), sms) : 0;
+  const bool use_rows_kernel = local_blocks > 0;
   if (use_rows_kernel) {
-    if (absl::Status s = launch(*kernel.rows, std::min<int64_t>(local_rows, sms * 16), 1);
-        !s.ok()) {
-      return s;
-    }
+    if (absl::Status s = launch(*kernel.rows, local_blocks, 1); !s.ok()) return s;
   }
   for (size_t i = 0; i < spec.phases.size() && !use_rows_kernel; ++i) {
     const codegen::Phase& phase = spec.phases[i];
@@ -380,29 +325,17 @@ absl::Status GpuExecutor::Impl::RunKernel(
     words[splits_slot + 1] = 0;
     words[splits_slot + 2] = 0;
     if (p.kind == codegen::GpuPhaseLaunch::Kind::kStore) {
-      const int64_t steps = CeilDiv(rows, p.vector);
-      const int64_t blocks = std::clamp<int64_t>(CeilDiv(steps, threads), 1, sms * 16);
-      if (absl::Status s = launch(kernel.kernels[i], blocks, 1); !s.ok()) return s;
+      if (absl::Status s = launch(kernel.kernels[i], StoreBlocks(rows, p.vector, sms), 1);
+          !s.ok()) {
+        return s;
+      }
       continue;
     }
     const int64_t count = spec.reduced_shape.num_elements() / rows;
-    int64_t blocks, splits;
-    if (p.kind == codegen::GpuPhaseLaunch::Kind::kReduceRows) {
-      // A block per row; rows too few to fill the device split their positions over blocks,
-      // each split at least 16 elements per thread.
-      blocks = std::min<int64_t>(rows, sms * 16);
-      splits = std::clamp<int64_t>(CeilDiv(count, threads * 16), 1, CeilDiv(sms * 8, rows));
-    } else {
-      blocks = std::clamp<int64_t>(CeilDiv(rows, threads), 1, sms * 16);
-      splits = std::clamp<int64_t>(CeilDiv(count, 64), 1, CeilDiv(sms * 8, blocks));
-    }
-    splits = std::min<int64_t>(splits, 65535);
-    // Chunks of whole vectors, so that block-per-row reductions keep their 16-byte loads.
-    const int64_t chunk =
-        std::max<int64_t>(1, CeilDiv(CeilDiv(count, splits), p.vector) * p.vector);
-    if (count > 0) splits = CeilDiv(count, chunk);
+    const ReduceLaunch shape = ChooseReduceLaunch(p, rows, count, sms);
+    const int64_t splits = shape.splits;
     words[splits_slot] = static_cast<uint64_t>(splits);
-    words[splits_slot + 1] = static_cast<uint64_t>(chunk);
+    words[splits_slot + 1] = static_cast<uint64_t>(shape.chunk);
     std::shared_ptr<DeviceStorage> partials;
     if (splits > 1) {
       absl::StatusOr<std::shared_ptr<DeviceStorage>> s = DeviceStorage::Allocate(
@@ -411,10 +344,11 @@ absl::Status GpuExecutor::Impl::RunKernel(
       partials = *s;
       words[splits_slot + 2] = partials->address();
     }
-    if (absl::Status s = launch(kernel.kernels[i], blocks, splits); !s.ok()) return s;
+    if (absl::Status s = launch(kernel.kernels[i], shape.blocks, splits); !s.ok()) return s;
     if (splits > 1) {
-      const int64_t combine_blocks = std::clamp<int64_t>(CeilDiv(rows, threads), 1, sms * 16);
-      if (absl::Status s = launch(kernel.combines[i], combine_blocks, 1); !s.ok()) return s;
+      if (absl::Status s = launch(kernel.combines[i], ThreadPerRowBlocks(rows, sms), 1); !s.ok()) {
+        return s;
+      }
     }
   }
   if (error) {
@@ -422,17 +356,7 @@ absl::Status GpuExecutor::Impl::RunKernel(
     if (absl::Status s = stream.CopyDeviceToHost(found, error->address(), sizeof(found)); !s.ok()) {
       return s;
     }
-    if (found[0] != 0) {
-      const ir::Node& take = *spec.members[found[0] - 1];
-      const int axis = static_cast<int>(*take.attrs().Get<int64_t>("axis"));
-      std::string message =
-          absl::StrCat("take: index ", found[1], " is out of bounds for axis ", axis, " with size ",
-                       take.operand(0).shape()[axis], " of ", take.operand(0).type().ToString());
-      if (!take.location().empty()) {
-        absl::StrAppend(&message, " (recorded at ", take.location(), ")");
-      }
-      return absl::OutOfRangeError(message);
-    }
+    if (absl::Status s = codegen::KernelErrorStatus(spec, found); !s.ok()) return s;
   }
   for (size_t i = 0; i < spec.outputs.size(); ++i) values[spec.outputs[i]] = std::move(written[i]);
   return absl::OkStatus();

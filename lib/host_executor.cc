@@ -298,16 +298,7 @@ absl::Status HostExecutor::Impl::RunKernel(
     std::lock_guard<std::mutex> lock(mutex);
     ++stats.kernel_runs;
   }
-  if (failure[0] != 0) {
-    // The interpreter's message for the same mistake (interp::EvalTakeNode).
-    const ir::Node& take = *spec.members[failure[0] - 1];
-    const int axis = static_cast<int>(*take.attrs().Get<int64_t>("axis"));
-    std::string message =
-        absl::StrCat("take: index ", failure[1], " is out of bounds for axis ", axis, " with size ",
-                     take.operand(0).shape()[axis], " of ", take.operand(0).type().ToString());
-    if (!take.location().empty()) absl::StrAppend(&message, " (recorded at ", take.location(), ")");
-    return absl::OutOfRangeError(message);
-  }
+  if (absl::Status s = codegen::KernelErrorStatus(spec, failure.data()); !s.ok()) return s;
   for (size_t i = 0; i < spec.outputs.size(); ++i) values[spec.outputs[i]] = std::move(written[i]);
   return absl::OkStatus();
 }
