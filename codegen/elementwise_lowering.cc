@@ -253,6 +253,106 @@ llvm::Value* EmitFloatDivMod(llvm::IRBuilder<>& b, OpCode op, llvm::Value* a, ll
   return b.CreateSelect(divisor_zero, quotient, result);
 }
 
+/// std::complex<double>'s a * b as GCC computes it (libgcc's __muldc3, C99 Annex G): the
+/// schoolbook products, and when both parts come out NaN, the recovery of infinities.
+/// Branch-free, so it vectorizes and runs on the GPU; no contraction into fma (the
+/// interpreter rounds every product).
+std::pair<llvm::Value*, llvm::Value*> EmitComplexMul(llvm::IRBuilder<>& b, llvm::Value* a,
+                                                     llvm::Value* bi, llvm::Value* c,
+                                                     llvm::Value* d) {
+  llvm::Type* t = a->getType();
+  auto k = [&](double v) { return llvm::ConstantFP::get(t, v); };
+  auto is_nan = [&](llvm::Value* v) { return b.CreateFCmpUNO(v, v); };
+  auto is_inf = [&](llvm::Value* v) {
+    return b.CreateFCmpOEQ(b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, v),
+                           llvm::ConstantFP::getInfinity(t));
+  };
+  auto copysign = [&](llvm::Value* magnitude, llvm::Value* sign) {
+    return b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, magnitude, sign);
+  };
+  // NaN -> copysign(0, v) where `when` holds.
+  auto zero_nan = [&](llvm::Value* v, llvm::Value* when) {
+    return b.CreateSelect(b.CreateAnd(when, is_nan(v)), copysign(k(0.0), v), v);
+  };
+  // v -> copysign(isinf(v) ? 1 : 0, v) where `when` holds.
+  auto box = [&](llvm::Value* v, llvm::Value* when) {
+    llvm::Value* unit = copysign(b.CreateSelect(is_inf(v), k(1.0), k(0.0)), v);
+    return b.CreateSelect(when, unit, v);
+  };
+  llvm::Value* ac = b.CreateFMul(a, c);
+  llvm::Value* bd = b.CreateFMul(bi, d);
+  llvm::Value* ad = b.CreateFMul(a, d);
+  llvm::Value* bc = b.CreateFMul(bi, c);
+  llvm::Value* x = b.CreateFSub(ac, bd);
+  llvm::Value* y = b.CreateFAdd(ad, bc);
+  llvm::Value* both_nan = b.CreateAnd(is_nan(x), is_nan(y));
+  // Step 1: an infinite first operand.
+  llvm::Value* first_inf = b.CreateAnd(both_nan, b.CreateOr(is_inf(a), is_inf(bi)));
+  llvm::Value* a1 = box(a, first_inf);
+  llvm::Value* b1 = box(bi, first_inf);
+  llvm::Value* c1 = zero_nan(c, first_inf);
+  llvm::Value* d1 = zero_nan(d, first_inf);
+  // Step 2: an infinite second operand (tested on the values after step 1).
+  llvm::Value* second_inf = b.CreateAnd(both_nan, b.CreateOr(is_inf(c1), is_inf(d1)));
+  llvm::Value* c2 = box(c1, second_inf);
+  llvm::Value* d2 = box(d1, second_inf);
+  llvm::Value* a2 = zero_nan(a1, second_inf);
+  llvm::Value* b2 = zero_nan(b1, second_inf);
+  llvm::Value* recalc = b.CreateOr(first_inf, second_inf);
+  // Step 3: no infinite operand, but an infinite product (overflow).
+  llvm::Value* overflow = b.CreateAnd(
+      b.CreateAnd(both_nan, b.CreateNot(recalc)),
+      b.CreateOr(b.CreateOr(is_inf(ac), is_inf(bd)), b.CreateOr(is_inf(ad), is_inf(bc))));
+  llvm::Value* a3 = zero_nan(a2, overflow);
+  llvm::Value* b3 = zero_nan(b2, overflow);
+  llvm::Value* c3 = zero_nan(c2, overflow);
+  llvm::Value* d3 = zero_nan(d2, overflow);
+  recalc = b.CreateOr(recalc, overflow);
+  llvm::Value* inf = llvm::ConstantFP::getInfinity(t);
+  llvm::Value* rx = b.CreateFMul(inf, b.CreateFSub(b.CreateFMul(a3, c3), b.CreateFMul(b3, d3)));
+  llvm::Value* ry = b.CreateFMul(inf, b.CreateFAdd(b.CreateFMul(a3, d3), b.CreateFMul(b3, c3)));
+  return {b.CreateSelect(recalc, rx, x), b.CreateSelect(recalc, ry, y)};
+}
+
+/// Complex add, sub, neg, mul, square, eq and ne: the interpreter computes them in
+/// complex<double> and rounds each part once to the loop's precision; so does this. Other
+/// complex ops (division, functions, ordering) go to the support library.
+llvm::Value* EmitComplex(llvm::IRBuilder<>& b, OpCode op, DType loop, llvm::Value* a,
+                         llvm::Value* c) {
+  llvm::Type* wide = b.getDoubleTy();
+  llvm::Type* part = loop == DType::kComplex64 ? b.getFloatTy() : wide;
+  auto get = [&](llvm::Value* v, unsigned i) {
+    return b.CreateFPExt(b.CreateExtractValue(v, i), wide);
+  };
+  auto make = [&](llvm::Value* x, llvm::Value* y) {
+    llvm::Value* r = llvm::PoisonValue::get(llvm::ArrayType::get(part, 2));
+    r = b.CreateInsertValue(r, b.CreateFPTrunc(x, part), 0);
+    return b.CreateInsertValue(r, b.CreateFPTrunc(y, part), 1);
+  };
+  switch (op) {
+    case OpCode::kAdd:
+      return make(b.CreateFAdd(get(a, 0), get(c, 0)), b.CreateFAdd(get(a, 1), get(c, 1)));
+    case OpCode::kSub:
+      return make(b.CreateFSub(get(a, 0), get(c, 0)), b.CreateFSub(get(a, 1), get(c, 1)));
+    case OpCode::kNeg:
+      return make(b.CreateFNeg(get(a, 0)), b.CreateFNeg(get(a, 1)));
+    case OpCode::kMul:
+    case OpCode::kSquare: {
+      llvm::Value* other = op == OpCode::kSquare ? a : c;
+      auto [x, y] = EmitComplexMul(b, get(a, 0), get(a, 1), get(other, 0), get(other, 1));
+      return make(x, y);
+    }
+    case OpCode::kEq:
+    case OpCode::kNe: {
+      llvm::Value* equal =
+          b.CreateAnd(b.CreateFCmpOEQ(get(a, 0), get(c, 0)), b.CreateFCmpOEQ(get(a, 1), get(c, 1)));
+      return op == OpCode::kEq ? equal : b.CreateNot(equal);
+    }
+    default:
+      return nullptr;
+  }
+}
+
 /// ir/philox.h's PhiloxBits: ten rounds of Philox4x32 on counter {lo, hi, 0, 0}, words 0
 /// and 1 of the block. Integer multiplies and xors only: a few dozen instructions per value,
 /// on every target (random arrays are computed where they are used, never stored).
@@ -376,7 +476,7 @@ llvm::Value* EmitNativeElementwise(ValueLowering& values, OpCode op, DType loop,
   }
   const DTypeKind kind = ir::KindOf(loop);
   if (op == OpCode::kPhilox) return EmitPhilox(b, a, c);
-  if (kind == DTypeKind::kComplex) return nullptr;
+  if (kind == DTypeKind::kComplex) return EmitComplex(b, op, loop, a, c);
   if (std::optional<llvm::CmpInst::Predicate> p = Comparison(op, kind)) {
     return b.CreateCmp(*p, a, c);
   }

@@ -14,8 +14,13 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
+
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "ir/interpreter.h"
+#include "ir/parser.h"
 #include "ir/printer.h"
 #include "lib/host_executor.h"
 #include "passes/pass_manager.h"
@@ -99,6 +104,51 @@ TEST(HostBackendTest, RandomGraphsAgreeWithTheInterpreter) {
             << after.in_place_outputs - before.in_place_outputs << " outputs in place\n";
   // The suite is about compiled code: the kernels without a lowering must stay the exception.
   EXPECT_GT(compiled, 10 * interpreted);
+}
+
+TEST(HostBackendTest, ComplexProductsRecoverInfinitiesAsTheInterpreterDoes) {
+  // Every pair of parts from zeros of both signs, finite, huge, tiny, infinite and NaN values:
+  // the native complex multiply (C99 Annex G's recovery, as libgcc's __muldc3) must give the
+  // interpreter's result exactly, signs of zero included, in both precisions.
+  const double inf = std::numeric_limits<double>::infinity();
+  const std::vector<double> parts = {0.0, -0.0, 1.0, -2.0, inf, -inf, std::nan(""), 1e308, 1e-320};
+  std::vector<double> a, b;
+  for (double ar : parts)
+    for (double ai : parts)
+      for (double br : parts)
+        for (double bi : parts) {
+          a.insert(a.end(), {ar, ai});
+          b.insert(b.end(), {br, bi});
+        }
+  const int64_t n = static_cast<int64_t>(a.size() / 2);
+  std::string text =
+      "func @f(%a: c128[N], %b: c128[N], %c: c64[N], %d: c64[N]) -> (c128[N], c64[N], c128[N]) {\n"
+      "  %p = mul %a, %b : c128[N]\n  %q = mul %c, %d : c64[N]\n"
+      "  %s = square %a : c128[N]\n  return %p, %q, %s\n}\n";
+  text = absl::StrReplaceAll(text, {{"N", absl::StrCat(n)}});
+  absl::StatusOr<ir::Graph> graph = ir::Parse(text);
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  auto complex = [&](ir::DType dtype, const std::vector<double>& values) {
+    ir::HostTensor t(ir::TensorType{dtype, ir::Shape({n})});
+    for (int64_t i = 0; i < 2 * n; ++i) {
+      if (dtype == ir::DType::kComplex128) {
+        t.data_as<double>()[i] = values[i];
+      } else {
+        t.data_as<float>()[i] = static_cast<float>(values[i]);
+      }
+    }
+    return t;
+  };
+  const std::vector<ir::HostTensor> args = {
+      complex(ir::DType::kComplex128, a), complex(ir::DType::kComplex128, b),
+      complex(ir::DType::kComplex64, a), complex(ir::DType::kComplex64, b)};
+  absl::StatusOr<std::vector<ir::HostTensor>> want = ir::Interpret(*graph, args);
+  absl::StatusOr<std::vector<ir::HostTensor>> got = detail::HostExecutor::Get().Run(*graph, args);
+  ASSERT_TRUE(want.ok()) << want.status();
+  ASSERT_TRUE(got.ok()) << got.status();
+  for (size_t r = 0; r < want->size(); ++r) {
+    EXPECT_EQ(test::CompareTensors((*got)[r], (*want)[r], "exact"), "") << "result " << r;
+  }
 }
 
 TEST(HostBackendTest, RandomGraphsAgreeWithSixtyFourBitIndexing) {
