@@ -9,7 +9,8 @@ rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
 by = collections.defaultdict(dict)
 for r in rows:
     by[r["workload"]][r["impl"]] = r
-impls = ["gpuc", "cupy", "cupy.fuse", "jax.jit", "torch.compile"]
+variants = sorted({r["impl"] for r in rows if r["impl"].startswith("gpuc+")})
+impls = ["gpuc"] + variants + ["cupy", "cupy.fuse", "jax.jit", "torch.compile"]
 print("| workload | " + " | ".join(impls) + " | gpuc / best peer |")
 print("|---" * (len(impls) + 2) + "|")
 for w, cells in by.items():
@@ -23,7 +24,8 @@ for w, cells in by.items():
     for i in impls:
         c = cells.get(i)
         out.append("—" if not c or val(c) is None else f"{val(c):.1f}")
-    peers = [val(c) for i, c in cells.items() if i != "gpuc" and val(c) is not None]
+    peers = [val(c) for i, c in cells.items()
+             if not i.startswith("gpuc") and val(c) is not None]
     ratio = ""
     if "gpuc" in cells and peers and val(cells["gpuc"]):
         g = val(cells["gpuc"])

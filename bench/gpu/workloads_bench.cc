@@ -101,10 +101,16 @@ struct Workload {
   double low = -2, high = 2;
 };
 
+/// "gpuc", or GPUC_BENCH_LABEL (device-check.sh labels its variants: "gpuc+vector", ...).
+std::string Label() {
+  const char* label = std::getenv("GPUC_BENCH_LABEL");
+  return label ? label : "gpuc";
+}
+
 void Report(const std::string& name, const std::string& metric, double value,
             const std::string& extra = "") {
-  std::printf("{\"impl\": \"gpuc\", \"workload\": \"%s\", \"%s\": %.4f%s}\n", name.c_str(),
-              metric.c_str(), value, extra.c_str());
+  std::printf("{\"impl\": \"%s\", \"workload\": \"%s\", \"%s\": %.4f%s}\n", Label().c_str(),
+              name.c_str(), metric.c_str(), value, extra.c_str());
   std::fflush(stdout);
 }
 
