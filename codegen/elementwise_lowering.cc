@@ -353,6 +353,32 @@ llvm::Value* EmitComplex(llvm::IRBuilder<>& b, OpCode op, DType loop, llvm::Valu
   }
 }
 
+/// The interpreter's PowUnsigned/PowSigned (ir/elementwise_semantics.cc): square-and-multiply
+/// over every bit of the exponent, wrapping in the loop's width (the low bits of the 64-bit
+/// product are the same), branch-free. A negative signed exponent gives 1/base truncated:
+/// 1 for base 1, +-1 for base -1, 0 otherwise.
+llvm::Value* EmitIntegerPow(llvm::IRBuilder<>& b, bool is_signed, llvm::Value* base,
+                            llvm::Value* exponent) {
+  llvm::Type* t = base->getType();
+  const unsigned bits = t->getIntegerBitWidth();
+  auto k = [&](int64_t v) { return llvm::ConstantInt::get(t, static_cast<uint64_t>(v), true); };
+  llvm::Value* result = k(1);
+  llvm::Value* power = base;
+  llvm::Value* e = exponent;
+  for (unsigned i = 0; i < bits; ++i) {
+    llvm::Value* odd = b.CreateTrunc(e, b.getInt1Ty());
+    result = b.CreateSelect(odd, b.CreateMul(result, power), result);
+    power = b.CreateMul(power, power);
+    e = b.CreateLShr(e, k(1));
+  }
+  if (!is_signed) return result;
+  llvm::Value* odd = b.CreateTrunc(exponent, b.getInt1Ty());
+  llvm::Value* negative_power = b.CreateSelect(
+      b.CreateICmpEQ(base, k(1)), k(1),
+      b.CreateSelect(b.CreateICmpEQ(base, k(-1)), b.CreateSelect(odd, k(-1), k(1)), k(0)));
+  return b.CreateSelect(b.CreateICmpSLT(exponent, k(0)), negative_power, result);
+}
+
 /// ir/philox.h's PhiloxBits: ten rounds of Philox4x32 on counter {lo, hi, 0, 0}, words 0
 /// and 1 of the block. Integer multiplies and xors only: a few dozen instructions per value,
 /// on every target (random arrays are computed where they are used, never stored).
@@ -486,6 +512,7 @@ llvm::Value* EmitNativeElementwise(ValueLowering& values, OpCode op, DType loop,
       return EmitBool(b, op, a, c);
     case DTypeKind::kSigned:
     case DTypeKind::kUnsigned:
+      if (op == OpCode::kPow) return EmitIntegerPow(b, kind == DTypeKind::kSigned, a, c);
       if (llvm::Value* v = EmitExactCommon(b, op, kind, a, c)) return v;
       return EmitInteger(b, op, kind == DTypeKind::kSigned, ir::IntegerBits(loop), a, c);
     case DTypeKind::kFloat: {

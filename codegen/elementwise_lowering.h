@@ -21,8 +21,8 @@
 namespace gpuc::codegen {
 
 /// The instructions for `op` on `args` (already converted to `loop`, in registers), or null
-/// when the op has no native lowering for that loop (complex loops, integer powers): the
-/// caller then calls the support library.
+/// when the op has no native lowering for that loop (complex division, functions and
+/// ordering): the caller then calls the support library.
 llvm::Value* EmitNativeElementwise(ValueLowering& values, ir::OpCode op, ir::DType loop,
                                    const std::vector<llvm::Value*>& args);
 

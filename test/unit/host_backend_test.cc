@@ -151,6 +151,42 @@ TEST(HostBackendTest, ComplexProductsRecoverInfinitiesAsTheInterpreterDoes) {
   }
 }
 
+TEST(HostBackendTest, IntegerPowersWrapAndHandleNegativeExponentsAsTheInterpreterDoes) {
+  std::vector<double> bases, exponents;
+  for (double base : {-7.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, 3.0, 7.0}) {
+    for (double exponent : {-3.0, -2.0, -1.0, 0.0, 1.0, 2.0, 3.0, 7.0, 31.0, 62.0, 63.0, 100.0}) {
+      bases.push_back(base);
+      exponents.push_back(exponent);
+    }
+  }
+  const int64_t n = static_cast<int64_t>(bases.size());
+  const std::string text = absl::StrReplaceAll(
+      "func @f(%a: i64[N], %b: i64[N], %c: i8[N], %d: i8[N], %e: u32[N], %g: u32[N]) ->"
+      " (i64[N], i8[N], u32[N]) {\n  %p = pow %a, %b : i64[N]\n  %q = pow %c, %d : i8[N]\n"
+      "  %r = pow %e, %g : u32[N]\n  return %p, %q, %r\n}\n",
+      {{"N", absl::StrCat(n)}});
+  absl::StatusOr<ir::Graph> graph = ir::Parse(text);
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  std::vector<double> unsigned_bases;
+  for (double v : bases) unsigned_bases.push_back(v < 0 ? -v : v);
+  std::vector<double> unsigned_exponents;
+  for (double v : exponents) unsigned_exponents.push_back(v < 0 ? -v : v);
+  const std::vector<ir::HostTensor> args = {test::MakeTensor(DType::kInt64, bases),
+                                            test::MakeTensor(DType::kInt64, exponents),
+                                            test::MakeTensor(DType::kInt8, bases),
+                                            test::MakeTensor(DType::kInt8, exponents),
+                                            test::MakeTensor(DType::kUInt32, unsigned_bases),
+                                            test::MakeTensor(DType::kUInt32, unsigned_exponents)};
+  absl::StatusOr<std::vector<ir::HostTensor>> want = ir::Interpret(*graph, args);
+  absl::StatusOr<std::vector<ir::HostTensor>> got = detail::HostExecutor::Get().Run(*graph, args);
+  ASSERT_TRUE(want.ok()) << want.status();
+  ASSERT_TRUE(got.ok()) << got.status();
+  for (size_t r = 0; r < want->size(); ++r) {
+    EXPECT_EQ(test::CompareTensors((*got)[r], (*want)[r], "exact"), "") << "result " << r;
+  }
+  EXPECT_EQ((*got)[0].data_as<int64_t>()[0], 0) << "(-7)^-3 truncates to 0";
+}
+
 TEST(HostBackendTest, RandomGraphsAgreeWithSixtyFourBitIndexing) {
   // Kernels index in 32 bits below 2^31 elements; this runs the 64-bit path on the same
   // kind of graphs (other seeds), so both widths stay tested.
