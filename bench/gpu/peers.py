@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""The peers' half of bench/gpu/run.sh: issue 6's workloads in CuPy, cupy.fuse, JAX jit and
-torch.compile, written as their users would, timed as bench_gpu times gpuc (batches of 10
+"""The peers' half of `scripts/device-check.sh bench`: issue 6's workloads in CuPy, cupy.fuse,
+JAX jit and torch.compile, written as their users would, timed as bench_gpu times gpuc (batches of 10
 back-to-back calls between CUDA events, median over batches; JAX, which has no events,
 between block_until_ready calls). Inputs are uniform random of the same shapes and ranges as
 gpuc's. Prints one JSON object per line. Usage: peers.py [--quick] [--only=cupy,jax,...]"""
