@@ -1,10 +1,11 @@
 //===- workloads_bench.cc - gpuc's fused kernels on the GPU, timed --------===//
 //
 // The gpuc half of `scripts/device-check.sh bench` (bench/gpu/peers.py is the other): each
-// workload of issue 6 as a .gir function, fused and compiled once, then run on device-resident inputs (random, never
-// zeros) and timed with CUDA events: batches of back-to-back runs, median over batches. Also
-// the latency of a compiled Function (a 10-op chain on 1024 elements, call to result on the
-// host) against a bare launch + synchronize, and cold compile vs warm disk-cache load.
+// workload of issue 6 as a .gir function, fused and compiled once, then run on device-resident
+// inputs (random, never zeros) and timed with CUDA events: batches of back-to-back runs, median
+// over batches. Also the latency of a compiled Function (a 10-op chain on 1024 elements, call to
+// result on the host) against a bare launch + synchronize, and cold compile vs warm disk-cache
+// load.
 // Prints one JSON object per line. Run on the GPU machine: bench_gpu [--quick]
 //
 //===----------------------------------------------------------------------===//
