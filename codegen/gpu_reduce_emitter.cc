@@ -39,9 +39,8 @@ class ReducePhaseEmitter {
                                                      static_cast<int>(reduced_axes_.size()) +
                                                      static_cast<int>(i);
     }
-    std::vector<const Node*> operands;
-    for (const Node* r : phase.reductions) operands.push_back(&r->operand(0));
-    prefetched_ = SameIndexInputs(spec, operands, full);
+    for (const Node* r : phase.reductions) operands_.push_back(&r->operand(0));
+    prefetched_ = SameIndexInputs(spec, operands_, full);
     int64_t widest = 0;
     for (const Node* in : prefetched_) widest = std::max(widest, ir::DTypeSize(in->dtype()));
     if (trailing && rows_mapping_ && !reduced_axes_.empty() && widest > 0 &&
@@ -92,8 +91,6 @@ class ReducePhaseEmitter {
                            llvm::Value* first, llvm::Value* stop, llvm::Value* step) {
     llvm::IRBuilder<>& b = k.b();
     ElementEmitter& e = k.emitter();
-    std::vector<const Node*> operands;
-    for (const Node* r : phase_.reductions) operands.push_back(&r->operand(0));
     auto accumulate = [&](const std::vector<llvm::Value*>& steps) {
       std::vector<llvm::Value*> positions;
       std::vector<Index> indices;
@@ -119,17 +116,24 @@ class ReducePhaseEmitter {
           }
         }
       }
-      std::vector<llvm::Value*> values;
-      for (const Index& index : indices) {
-        for (const Node* operand : operands) values.push_back(e.Emit(operand, index));
-      }
-      size_t next = 0;
-      for (llvm::Value* p : positions) {
-        for (Accumulator& acc : accs) acc.AddCombinable(values[next++], p);
-      }
+      AddElements(k, accs, indices, positions);
       e.PopScope();
     };
     EmitUnrolledLoop(k, first, stop, step, 2, accumulate, "vector_position");
+  }
+
+  /// Adds the elements at `positions` (full indices `indices`) to `accs` in position order,
+  /// every value emitted before the first add, in the caller's scope.
+  void AddElements(KernelBuilder& k, std::vector<Accumulator>& accs,
+                   const std::vector<Index>& indices, const std::vector<llvm::Value*>& positions) {
+    std::vector<llvm::Value*> values;
+    for (const Index& index : indices) {
+      for (const Node* operand : operands_) values.push_back(k.emitter().Emit(operand, index));
+    }
+    size_t next = 0;
+    for (llvm::Value* p : positions) {
+      for (Accumulator& acc : accs) acc.AddCombinable(values[next++], p);
+    }
   }
 
   /// for (p = first; p < stop; p += step) adds the elements at reduced position p of kept
@@ -139,25 +143,14 @@ class ReducePhaseEmitter {
                      llvm::Value* first, llvm::Value* stop, llvm::Value* step) {
     constexpr int kUnroll = 4;
     ElementEmitter& e = k.emitter();
-    std::vector<const Node*> operands;
-    for (const Node* r : phase_.reductions) operands.push_back(&r->operand(0));
-    const std::vector<const Node*> prefetched =
-        SameIndexInputs(spec_, operands, spec_.reduced_shape);
     auto accumulate = [&](const std::vector<llvm::Value*>& positions) {
       std::vector<Index> indices;
       for (llvm::Value* p : positions) indices.push_back(FullIndex(k, kept, p));
       e.PushScope();
-      for (const Node* in : prefetched) {
+      for (const Node* in : prefetched_) {
         for (const Index& index : indices) e.Emit(in, index);
       }
-      std::vector<llvm::Value*> values;
-      for (const Index& index : indices) {
-        for (const Node* operand : operands) values.push_back(e.Emit(operand, index));
-      }
-      size_t next = 0;
-      for (llvm::Value* p : positions) {
-        for (Accumulator& acc : accs) acc.AddCombinable(values[next++], p);
-      }
+      AddElements(k, accs, indices, positions);
       e.PopScope();
     };
     EmitUnrolledLoop(k, first, stop, step, kUnroll, accumulate, "position");
@@ -476,6 +469,7 @@ class ReducePhaseEmitter {
   std::vector<int> kept_axes_, reduced_axes_;
   std::vector<int64_t> kept_dims_, reduced_dims_;
   bool rows_mapping_ = true;
+  std::vector<const Node*> operands_;    // what each reduction reads, in phase order
   std::vector<const Node*> prefetched_;  // inputs read at the reduced element's own index
   int vector_ = 1;
 };

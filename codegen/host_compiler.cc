@@ -46,11 +46,15 @@ absl::StatusOr<std::unique_ptr<HostCompiler>> HostCompiler::Create() {
 void HostCompiler::Optimize(llvm::Module& module) {
   module.setTargetTriple(machine_->getTargetTriple().str());
   module.setDataLayout(machine_->createDataLayout());
+  RunO3Pipeline(module, *machine_);
+}
+
+void RunO3Pipeline(llvm::Module& module, llvm::TargetMachine& machine) {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
   llvm::ModuleAnalysisManager mam;
-  llvm::PassBuilder builder(machine_.get());
+  llvm::PassBuilder builder(&machine);
   builder.registerModuleAnalyses(mam);
   builder.registerCGSCCAnalyses(cgam);
   builder.registerFunctionAnalyses(fam);

@@ -34,6 +34,10 @@ class HostCompiler {
   std::string target_id_;
 };
 
+/// LLVM's O3 module pipeline for `machine`'s target; the target registers its own passes
+/// (NVPTX: NVVMReflect) through the pass builder's callbacks.
+void RunO3Pipeline(llvm::Module& module, llvm::TargetMachine& machine);
+
 /// The module as LLVM assembly text.
 std::string PrintModule(const llvm::Module& module);
 

@@ -21,7 +21,6 @@
 #include "llvm/Linker/Linker.h"
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
-#include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
@@ -287,20 +286,7 @@ absl::Status NvptxCompiler::Optimize(llvm::Module& module) {
           absl::StrCat("no GPU implementation of ", f.getName().str(), " (not in libdevice)"));
     }
   }
-  llvm::LoopAnalysisManager lam;
-  llvm::FunctionAnalysisManager fam;
-  llvm::CGSCCAnalysisManager cgam;
-  llvm::ModuleAnalysisManager mam;
-  // The target machine registers NVVMReflect and the NVPTX passes through these callbacks.
-  llvm::PassBuilder builder(machine_.get());
-  builder.registerModuleAnalyses(mam);
-  builder.registerCGSCCAnalyses(cgam);
-  builder.registerFunctionAnalyses(fam);
-  builder.registerLoopAnalyses(lam);
-  builder.crossRegisterProxies(lam, fam, cgam, mam);
-  llvm::ModulePassManager passes =
-      builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
-  passes.run(module, mam);
+  RunO3Pipeline(module, *machine_);  // with NVVMReflect, which folds __nvvm_reflect
   return absl::OkStatus();
 }
 

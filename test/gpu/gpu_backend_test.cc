@@ -50,24 +50,6 @@ const bool kExactMath = [] {
   return true;
 }();
 
-int GraphCount() {
-  const char* env = std::getenv("GPUC_DIFFERENTIAL_GRAPHS");
-  return env ? std::atoi(env) : 300;
-}
-
-std::string Tolerance(DType dtype) {
-  switch (ir::RealPart(dtype)) {
-    case DType::kFloat16:
-      return "rel4e-3";
-    case DType::kBFloat16:
-      return "rel3e-2";
-    case DType::kFloat32:
-      return "rel2e-6";
-    default:
-      return "rel1e-13";
-  }
-}
-
 absl::StatusOr<std::vector<ir::HostTensor>> RunOnGpu(detail::GpuExecutor& gpu,
                                                      const ir::Graph& graph,
                                                      const std::vector<ir::HostTensor>& args) {
@@ -110,7 +92,9 @@ void CheckAgainstInterpreter(detail::GpuExecutor& gpu, const ir::Graph& graph,
   ASSERT_TRUE(got.ok()) << got.status();
   ASSERT_EQ(got->size(), want->size());
   for (size_t r = 0; r < want->size(); ++r) {
-    EXPECT_EQ(test::CompareTensors((*got)[r], (*want)[r], Tolerance((*want)[r].dtype())), "")
+    EXPECT_EQ(test::CompareTensors((*got)[r], (*want)[r],
+                                   test::DifferentialTolerance((*want)[r].dtype())),
+              "")
         << "result " << r;
   }
 }
@@ -118,7 +102,7 @@ void CheckAgainstInterpreter(detail::GpuExecutor& gpu, const ir::Graph& graph,
 TEST(GpuBackendTest, RandomGraphsAgreeWithTheInterpreter) {
   GPUC_REQUIRE_GPU_EXECUTOR(gpu);
   const detail::GpuBackendStats before = gpu.stats();
-  for (int seed = 0; seed < GraphCount(); ++seed) {
+  for (int seed = 0; seed < test::DifferentialGraphCount(); ++seed) {
     test::RandomGraphOptions options;
     options.all_dtypes = true;
     options.all_ops = true;

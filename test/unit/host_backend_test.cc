@@ -33,27 +33,6 @@ namespace {
 
 using ir::DType;
 
-int GraphCount() {
-  const char* env = std::getenv("GPUC_DIFFERENTIAL_GRAPHS");
-  return env ? std::atoi(env) : 300;
-}
-
-/// Relative tolerance per float dtype (test_util.h's CompareTensors; integers and bools are
-/// always exact): a few units in the last place, for sums whose order differs between the
-/// interpreter and vectorized code.
-std::string Tolerance(DType dtype) {
-  switch (ir::RealPart(dtype)) {
-    case DType::kFloat16:
-      return "rel4e-3";
-    case DType::kBFloat16:
-      return "rel3e-2";
-    case DType::kFloat32:
-      return "rel2e-6";
-    default:
-      return "rel1e-13";
-  }
-}
-
 void CheckGraph(uint64_t seed) {
   test::RandomGraphOptions options;
   options.all_dtypes = true;
@@ -78,8 +57,8 @@ void CheckGraph(uint64_t seed) {
   ASSERT_TRUE(got.ok()) << got.status();
   ASSERT_EQ(got->size(), want->size());
   for (size_t r = 0; r < want->size(); ++r) {
-    const std::string difference =
-        test::CompareTensors((*got)[r], (*want)[r], Tolerance((*want)[r].dtype()));
+    const std::string difference = test::CompareTensors(
+        (*got)[r], (*want)[r], test::DifferentialTolerance((*want)[r].dtype()));
     EXPECT_EQ(difference, "") << "result " << r;
   }
 }
@@ -90,7 +69,7 @@ TEST(HostBackendTest, RandomGraphsAgreeWithTheInterpreter) {
     return;
   }
   const detail::HostBackendStats before = detail::HostExecutor::Get().stats();
-  for (int seed = 0; seed < GraphCount(); ++seed) {
+  for (int seed = 0; seed < test::DifferentialGraphCount(); ++seed) {
     CheckGraph(static_cast<uint64_t>(seed));
     if (HasFailure()) return;  // one graph's report is enough to debug from
   }
@@ -191,7 +170,7 @@ TEST(HostBackendTest, RandomGraphsAgreeWithSixtyFourBitIndexing) {
   // Kernels index in 32 bits below 2^31 elements; this runs the 64-bit path on the same
   // kind of graphs (other seeds), so both widths stay tested.
   setenv("GPUC_INDEX_BITS", "64", 1);
-  for (int seed = 100000; seed < 100000 + GraphCount() / 3; ++seed) {
+  for (int seed = 100000; seed < 100000 + test::DifferentialGraphCount() / 3; ++seed) {
     CheckGraph(static_cast<uint64_t>(seed));
     if (HasFailure()) break;
   }

@@ -156,4 +156,22 @@ ir::Graph ParseVerified(const std::string& text) {
   return *std::move(graph);
 }
 
+int DifferentialGraphCount() {
+  const char* env = std::getenv("GPUC_DIFFERENTIAL_GRAPHS");
+  return env ? std::atoi(env) : 300;
+}
+
+std::string DifferentialTolerance(ir::DType dtype) {
+  switch (ir::RealPart(dtype)) {
+    case ir::DType::kFloat16:
+      return "rel4e-3";
+    case ir::DType::kBFloat16:
+      return "rel3e-2";
+    case ir::DType::kFloat32:
+      return "rel2e-6";
+    default:
+      return "rel1e-13";
+  }
+}
+
 }  // namespace gpuc::test

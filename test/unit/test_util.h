@@ -33,6 +33,14 @@ ir::HostTensor TensorFromJson(const nlohmann::json& json);
 ir::HostTensor MakeTensor(ir::DType dtype, const std::vector<double>& values,
                           std::optional<std::vector<int64_t>> shape = std::nullopt);
 
+/// How many random graphs a differential suite checks: GPUC_DIFFERENTIAL_GRAPHS, else 300.
+int DifferentialGraphCount();
+
+/// The differential suites' relative tolerance for a result of `dtype` (integers and bools
+/// are always exact): a few units in the last place, for sums whose order differs between
+/// the interpreter and generated code.
+std::string DifferentialTolerance(ir::DType dtype);
+
 /// Empty when `actual` matches `expected` under `tolerance` ("exact", "value", "ulp4",
 /// "rel1e-5", ...); otherwise a description of the first mismatches. NaN matches NaN; "exact"
 /// also compares the sign of zero, "value" does not.
