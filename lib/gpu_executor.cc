@@ -18,10 +18,10 @@
 #include "codegen/kernel_cache.h"
 #include "codegen/kernel_spec.h"
 #include "codegen/nvptx_compiler.h"
-#include "ir/interpreter.h"
 #include "lib/gpu_kernel_entry.h"
 #include "lib/gpu_launch.h"
 #include "lib/host_executor.h"
+#include "lib/plan_values.h"
 #include "passes/buffer_plan.h"
 #include "runtime/module.h"
 
@@ -377,13 +377,7 @@ absl::Status GpuExecutor::Impl::RunOnHost(
     }
     local[in.get()] = std::move(h);
   }
-  for (const ir::NodeRef& m : kernel.nodes) {
-    std::vector<const ir::HostTensor*> operands;
-    for (const ir::NodeRef& op : m->operands()) operands.push_back(&local.at(op.get()));
-    absl::StatusOr<ir::HostTensor> value = ir::InterpretNode(*m, operands);
-    if (!value.ok()) return value.status();
-    local[m.get()] = *std::move(value);
-  }
+  if (absl::Status s = InterpretFusedKernel(kernel, local); !s.ok()) return s;
   for (const ir::NodeRef& out : kernel.outputs) {
     const ir::HostTensor& h = local.at(out.get());
     absl::StatusOr<std::shared_ptr<DeviceStorage>> storage =
@@ -450,23 +444,13 @@ absl::StatusOr<std::vector<DeviceTensor>> GpuExecutor::Run(const ir::Graph& grap
 absl::StatusOr<std::vector<DeviceTensor>> GpuExecutor::Run(const GpuPlan& plan,
                                                            absl::Span<const DeviceTensor> args) {
   const ir::Graph& graph = plan.graph;
-  if (args.size() != graph.params.size()) {
-    return absl::InvalidArgumentError(absl::StrCat("@", graph.name, " takes ", graph.params.size(),
-                                                   " arguments, got ", args.size()));
-  }
   absl::StatusOr<runtime::CudaStream*> stream_or = stream();
   if (!stream_or.ok()) return stream_or.status();
   runtime::CudaStream& stream = **stream_or;
-  absl::flat_hash_map<const ir::Node*, DeviceTensor> values;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const ir::Node& p = *graph.params[i];
-    if (!(args[i].type == p.type())) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("@", graph.name, ": argument ", i, " (%", p.name(), ") has type ",
-                       args[i].type.ToString(), ", expected ", p.type().ToString()));
-    }
-    values[&p] = args[i];
-  }
+  absl::StatusOr<PlanValues<DeviceTensor>> bound =
+      BindArguments(graph, args, [](const DeviceTensor& t) { return t.type; });
+  if (!bound.ok()) return bound.status();
+  PlanValues<DeviceTensor>& values = *bound;
   std::shared_ptr<DeviceStorage> arena;
   if (plan.buffers.arena_bytes > 0) {
     absl::StatusOr<std::shared_ptr<DeviceStorage>> s = DeviceStorage::Allocate(
@@ -502,20 +486,9 @@ absl::StatusOr<std::vector<DeviceTensor>> GpuExecutor::Run(const GpuPlan& plan,
     absl::Status s = step.compiled ? impl_->RunKernel(stream, step, values, allocate)
                                    : impl_->RunOnHost(stream, *step.kernel, values);
     if (!s.ok()) return s;
-    for (const ir::NodeRef& in : step.kernel->inputs) {
-      if (--readers[in.get()] == 0 && !plan.kept.contains(in.get())) values.erase(in.get());
-    }
+    ReleaseAfterLastRead(*step.kernel, plan.kept, readers, values);
   }
-  std::vector<DeviceTensor> results;
-  for (const ir::NodeRef& r : graph.results) {
-    auto it = values.find(r.get());
-    if (it == values.end()) {
-      return absl::InternalError(
-          absl::StrCat("GPU executor: no step produced result %", r->name(), " of @", graph.name));
-    }
-    results.push_back(it->second);
-  }
-  return results;
+  return CollectResults(graph, values, "GPU executor");
 }
 
 absl::StatusOr<DeviceTensor> GpuExecutor::Upload(const ir::HostTensor& tensor) {

@@ -20,7 +20,7 @@
 #include "codegen/kernel_cache.h"
 #include "codegen/kernel_emitter.h"
 #include "codegen/kernel_spec.h"
-#include "ir/interpreter.h"
+#include "lib/plan_values.h"
 #include "passes/buffer_plan.h"
 #include "runtime/host_jit.h"
 #include "runtime/thread_pool.h"
@@ -114,8 +114,6 @@ struct HostExecutor::Impl {
   absl::Status RunKernel(const PlanStep& step,
                          absl::flat_hash_map<const ir::Node*, ir::HostTensor>& values,
                          const std::function<ir::HostTensor(const ir::Node*)>& allocate);
-  absl::Status InterpretKernel(const passes::FusedKernel& kernel,
-                               absl::flat_hash_map<const ir::Node*, ir::HostTensor>& values);
 };
 
 HostExecutor::HostExecutor() : impl_(std::make_unique<Impl>()) {
@@ -206,24 +204,6 @@ absl::StatusOr<const CompiledKernel*> HostExecutor::Impl::GetOrCompile(
   const CompiledKernel* result = kernel.get();
   compiled[spec.key_text] = std::move(kernel);
   return result;
-}
-
-absl::Status HostExecutor::Impl::InterpretKernel(
-    const passes::FusedKernel& kernel,
-    absl::flat_hash_map<const ir::Node*, ir::HostTensor>& values) {
-  absl::flat_hash_map<const ir::Node*, ir::HostTensor> local;
-  for (const ir::NodeRef& m : kernel.nodes) {
-    std::vector<const ir::HostTensor*> operands;
-    for (const ir::NodeRef& op : m->operands()) {
-      auto it = local.find(op.get());
-      operands.push_back(it != local.end() ? &it->second : &values.at(op.get()));
-    }
-    absl::StatusOr<ir::HostTensor> value = ir::InterpretNode(*m, operands);
-    if (!value.ok()) return value.status();
-    local[m.get()] = *std::move(value);
-  }
-  for (const ir::NodeRef& out : kernel.outputs) values[out.get()] = local.at(out.get());
-  return absl::OkStatus();
 }
 
 absl::Status HostExecutor::Impl::RunKernel(
@@ -351,20 +331,10 @@ absl::StatusOr<std::vector<ir::HostTensor>> HostExecutor::Run(
 absl::StatusOr<std::vector<ir::HostTensor>> HostExecutor::Run(
     const PreparedPlan& plan, absl::Span<const ir::HostTensor> args) {
   const ir::Graph& graph = plan.graph;
-  if (args.size() != graph.params.size()) {
-    return absl::InvalidArgumentError(absl::StrCat("@", graph.name, " takes ", graph.params.size(),
-                                                   " arguments, got ", args.size()));
-  }
-  absl::flat_hash_map<const ir::Node*, ir::HostTensor> values;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const ir::Node& p = *graph.params[i];
-    if (!(args[i].type() == p.type())) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("@", graph.name, ": argument ", i, " (%", p.name(), ") has type ",
-                       args[i].type().ToString(), ", expected ", p.type().ToString()));
-    }
-    values[&p] = args[i];
-  }
+  absl::StatusOr<PlanValues<ir::HostTensor>> bound =
+      BindArguments(graph, args, [](const ir::HostTensor& t) { return t.type(); });
+  if (!bound.ok()) return bound.status();
+  PlanValues<ir::HostTensor>& values = *bound;
   // One allocation for every intermediate (buffer_plan.h); results get storage of their own
   // because they outlive the evaluation.
   std::shared_ptr<std::byte[]> arena;
@@ -393,22 +363,11 @@ absl::StatusOr<std::vector<ir::HostTensor>> HostExecutor::Run(
         ++(codegen::IsCompilable(*step.kernel) ? impl_->stats.interpreted_kernels
                                                : impl_->stats.library_steps);
       }
-      if (absl::Status s = impl_->InterpretKernel(*step.kernel, values); !s.ok()) return s;
+      if (absl::Status s = InterpretFusedKernel(*step.kernel, values); !s.ok()) return s;
     }
-    for (const ir::NodeRef& in : step.kernel->inputs) {
-      if (--readers[in.get()] == 0 && !plan.kept.contains(in.get())) values.erase(in.get());
-    }
+    ReleaseAfterLastRead(*step.kernel, plan.kept, readers, values);
   }
-  std::vector<ir::HostTensor> results;
-  for (const ir::NodeRef& r : graph.results) {
-    auto it = values.find(r.get());
-    if (it == values.end()) {
-      return absl::InternalError(
-          absl::StrCat("host executor: no step produced result %", r->name(), " of @", graph.name));
-    }
-    results.push_back(it->second);
-  }
-  return results;
+  return CollectResults(graph, values, "host executor");
 }
 
 absl::StatusOr<std::string> HostExecutor::KernelLlvmIr(const passes::FusedKernel& kernel,
