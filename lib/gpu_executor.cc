@@ -80,13 +80,8 @@ struct GpuPlanStep {
   const GpuKernel* compiled = nullptr;  // null: runs on the host
 };
 
-struct GpuPlan {
-  ir::Graph graph;
-  passes::FusionPlan fusion;
-  passes::BufferPlan buffers;
-  std::vector<GpuPlanStep> steps;
-  absl::flat_hash_map<const ir::Node*, int> readers;
-  absl::flat_hash_set<const ir::Node*> kept;
+struct GpuPlan : ScheduledGraph {
+  std::vector<GpuPlanStep> steps;  // one per kernel of the fusion plan
 };
 
 struct GpuExecutor::Impl {
@@ -400,13 +395,10 @@ absl::Status GpuExecutor::Impl::RunOnHost(
 absl::StatusOr<std::shared_ptr<const GpuPlan>> GpuExecutor::Prepare(
     const ir::Graph& graph, const passes::FusionBudgets& budgets) {
   auto plan = std::make_shared<GpuPlan>();
-  plan->graph = graph;
-  plan->fusion = passes::PlanFusion(plan->graph, budgets);
-  plan->buffers = passes::PlanBuffers(plan->graph, plan->fusion);
+  plan->Schedule(graph, budgets);
   for (const passes::FusedKernel& kernel : plan->fusion.kernels) {
     GpuPlanStep step;
     step.kernel = &kernel;
-    for (const ir::NodeRef& in : kernel.inputs) ++plan->readers[in.get()];
     std::string host_reason = "a library op or scan (no GPU lowering yet)";
     if (codegen::IsCompilable(kernel)) {
       absl::StatusOr<codegen::KernelSpec> spec =
@@ -428,8 +420,6 @@ absl::StatusOr<std::shared_ptr<const GpuPlan>> GpuExecutor::Prepare(
     }
     plan->steps.push_back(std::move(step));
   }
-  for (const ir::NodeRef& r : plan->graph.results) plan->kept.insert(r.get());
-  for (const ir::NodeRef& p : plan->graph.params) plan->kept.insert(p.get());
   return plan;
 }
 

@@ -83,13 +83,8 @@ struct PlanStep {
   const CompiledKernel* compiled = nullptr;  // null: a library step or an interpreted kernel
 };
 
-struct PreparedPlan {
-  ir::Graph graph;  // keeps every node the plan points at alive
-  passes::FusionPlan fusion;
-  passes::BufferPlan buffers;
-  std::vector<PlanStep> steps;
-  absl::flat_hash_map<const ir::Node*, int> readers;  // kernels reading each value
-  absl::flat_hash_set<const ir::Node*> kept;          // arguments and results
+struct PreparedPlan : ScheduledGraph {
+  std::vector<PlanStep> steps;  // one per kernel of the fusion plan
 };
 
 struct HostExecutor::Impl {
@@ -287,13 +282,10 @@ absl::StatusOr<std::shared_ptr<const PreparedPlan>> HostExecutor::Prepare(
     const ir::Graph& graph, const passes::FusionBudgets& budgets) {
   if (!impl_->init_status.ok()) return impl_->init_status;
   auto plan = std::make_shared<PreparedPlan>();
-  plan->graph = graph;
-  plan->fusion = passes::PlanFusion(plan->graph, budgets);
-  plan->buffers = passes::PlanBuffers(plan->graph, plan->fusion);
+  plan->Schedule(graph, budgets);
   for (const passes::FusedKernel& kernel : plan->fusion.kernels) {
     PlanStep step;
     step.kernel = &kernel;
-    for (const ir::NodeRef& in : kernel.inputs) ++plan->readers[in.get()];
     if (codegen::IsCompilable(kernel)) {
       absl::StatusOr<codegen::KernelSpec> spec =
           codegen::BuildKernelSpec(kernel, InPlaceOutputs(kernel, plan->buffers));
@@ -315,8 +307,6 @@ absl::StatusOr<std::shared_ptr<const PreparedPlan>> HostExecutor::Prepare(
     }
     plan->steps.push_back(std::move(step));
   }
-  for (const ir::NodeRef& r : plan->graph.results) plan->kept.insert(r.get());
-  for (const ir::NodeRef& p : plan->graph.params) plan->kept.insert(p.get());
   return plan;
 }
 

@@ -5,6 +5,17 @@
 
 namespace gpuc::detail {
 
+void ScheduledGraph::Schedule(const ir::Graph& source, const passes::FusionBudgets& budgets) {
+  graph = source;
+  fusion = passes::PlanFusion(graph, budgets);
+  buffers = passes::PlanBuffers(graph, fusion);
+  for (const passes::FusedKernel& kernel : fusion.kernels) {
+    for (const ir::NodeRef& in : kernel.inputs) ++readers[in.get()];
+  }
+  for (const ir::NodeRef& r : graph.results) kept.insert(r.get());
+  for (const ir::NodeRef& p : graph.params) kept.insert(p.get());
+}
+
 absl::Status InterpretFusedKernel(const passes::FusedKernel& kernel,
                                   PlanValues<ir::HostTensor>& values) {
   PlanValues<ir::HostTensor> local;

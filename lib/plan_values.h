@@ -19,9 +19,24 @@
 #include "absl/types/span.h"
 #include "ir/graph.h"
 #include "ir/host_tensor.h"
+#include "passes/buffer_plan.h"
 #include "passes/fusion.h"
 
 namespace gpuc::detail {
+
+/// A graph cut into kernels with its buffer plan, and what walking it needs: how many kernels
+/// read each value and which values outlive the walk (arguments and results). Each executor's
+/// plan adds its steps.
+struct ScheduledGraph {
+  ir::Graph graph;  // keeps every node the plan points at alive
+  passes::FusionPlan fusion;
+  passes::BufferPlan buffers;
+  absl::flat_hash_map<const ir::Node*, int> readers;  // kernels reading each value
+  absl::flat_hash_set<const ir::Node*> kept;          // arguments and results
+
+  /// Fuses and plans a copy of `source`, which the kernels then point into.
+  void Schedule(const ir::Graph& source, const passes::FusionBudgets& budgets);
+};
 
 template <typename Value>
 using PlanValues = absl::flat_hash_map<const ir::Node*, Value>;
