@@ -1,6 +1,8 @@
 //===- gpu_kernel_builder.cc - Pieces shared by the GPU kernel emitters ---===//
 #include "codegen/gpu_kernel_builder.h"
 
+#include <algorithm>
+
 #include "absl/container/flat_hash_set.h"
 #include "codegen/emit_loop.h"
 
@@ -33,11 +35,23 @@ std::vector<const Node*> SameIndexInputs(const KernelSpec& spec,
   return inputs;
 }
 
-StoreElements MakeStoreElements(const KernelSpec& spec, const Phase& phase, KernelBuilder& k) {
+int VectorLanes(const std::vector<const Node*>& inputs) {
+  int64_t widest = 0;
+  for (const Node* in : inputs) {
+    if (ir::IsComplex(in->dtype())) return 1;
+    widest = std::max(widest, ir::DTypeSize(in->dtype()));
+  }
+  if (widest == 0) return 1;
+  return static_cast<int>(std::clamp<int64_t>(16 / widest, 1, 8));
+}
+
+StoreElements MakeStoreElements(const KernelSpec& spec, const Phase& phase, KernelBuilder& k,
+                                bool prefetch) {
   // Every value first, then every store (an output written in place must not change what
   // the others read), and for a vector step the values of all its elements first: the loads
   // then sit together where the load-store vectorizer can merge them.
-  const std::vector<const Node*> prefetched = SameIndexInputs(spec, phase.stores, phase.shape);
+  std::vector<const Node*> prefetched;
+  if (prefetch) prefetched = SameIndexInputs(spec, phase.stores, phase.shape);
   return [&phase, &k, prefetched](const std::vector<Index>& indices,
                                   const std::vector<llvm::Value*>& linears) {
     ElementEmitter& e = k.emitter();

@@ -40,6 +40,10 @@ std::vector<const ir::Node*> SameIndexInputs(const KernelSpec& spec,
                                              const std::vector<const ir::Node*>& roots,
                                              const ir::Shape& shape);
 
+/// Elements per 16-byte load of the narrowest common step of `inputs` (16 bytes of the
+/// widest, at most 8); 1 when there are none or one is complex (no vector of pairs).
+int VectorLanes(const std::vector<const ir::Node*>& inputs);
+
 /// One kernel function under construction: its builder, frame and element emitter (values
 /// cached by an emitter belong to one function, so each kernel gets its own).
 class KernelBuilder {
@@ -136,9 +140,12 @@ class KernelBuilder {
 };
 
 /// Stores `phase`'s outputs at the given elements (their indices and linear positions).
+/// With `prefetch`, a step of several elements first loads every input read at the stored
+/// element's own index; without, the caller has seeded those values into the emitter.
 using StoreElements =
     std::function<void(const std::vector<Index>&, const std::vector<llvm::Value*>&)>;
-StoreElements MakeStoreElements(const KernelSpec& spec, const Phase& phase, KernelBuilder& k);
+StoreElements MakeStoreElements(const KernelSpec& spec, const Phase& phase, KernelBuilder& k,
+                                bool prefetch = true);
 
 /// for (p = first; p < stop; p += step) body({p}), `unroll` positions per iteration of the
 /// main loop (body({p, p + step, ...})) and the rest one at a time: the body can then load

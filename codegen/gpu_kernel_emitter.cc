@@ -8,6 +8,7 @@
 #include "codegen/emit_loop.h"
 #include "codegen/gpu_kernel_builder.h"
 #include "codegen/gpu_reduce_emitter.h"
+#include "codegen/gpu_row_kernel.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -86,74 +87,6 @@ std::string EmitStorePhase(const KernelSpec& spec, const Phase& phase, llvm::Mod
       "element");
   k.Finish();
   return e.unsupported();
-}
-
-/// A row-local spec (every phase works on the rows of its own reductions) as one kernel: a
-/// block per row runs each phase for its row in turn, so the later phases read the row again
-/// from L1/L2 instead of DRAM (softmax and layernorm read their input once from memory).
-std::string EmitRowLocalKernel(const KernelSpec& spec, llvm::Module& module,
-                               const std::string& name) {
-  KernelBuilder k(spec, module, name);
-  llvm::IRBuilder<>& b = k.b();
-  ElementEmitter& e = k.emitter();
-  std::vector<int64_t> kept_dims, reduced_dims;
-  for (int d : spec.KeptAxes()) kept_dims.push_back(spec.reduced_shape[d]);
-  for (int64_t d : spec.reduced_axes)
-    reduced_dims.push_back(spec.reduced_shape[static_cast<int>(d)]);
-  std::vector<StoreElements> stores(spec.phases.size());
-  for (size_t i = 0; i < spec.phases.size(); ++i) {
-    if (spec.phases[i].kind == Phase::Kind::kStore) {
-      stores[i] = MakeStoreElements(spec, spec.phases[i], k);
-    }
-  }
-  std::string why;
-  EmitLoop(
-      b, k.Block(), k.Count(kept_dims),
-      [&](llvm::Value* row) {
-        for (size_t i = 0; i < spec.phases.size() && why.empty(); ++i) {
-          const Phase& phase = spec.phases[i];
-          if (phase.kind == Phase::Kind::kReduce) {
-            why = EmitBlockRowReduction(spec, phase, module, k, row);
-            continue;
-          }
-          // A store of the reduced shape covers the row's elements, one of the kept shape
-          // the row's single element.
-          const bool whole_row = phase.shape == spec.reduced_shape;
-          llvm::Value* length = whole_row ? k.Count(reduced_dims) : e.IndexConstant(1);
-          llvm::Value* row_start = b.CreateMul(row, length, "", true, true);
-          // The row's elements: the kept index and a reduced position (no division by the
-          // row length), four per thread step.
-          Index kept = e.Delinearize(row, ir::Shape(kept_dims));
-          EmitUnrolledLoop(
-              k, k.ThreadInBlock(), length, k.BlockThreads(), whole_row ? 4 : 1,
-              [&](const std::vector<llvm::Value*>& positions) {
-                std::vector<Index> indices;
-                std::vector<llvm::Value*> linears;
-                for (llvm::Value* j : positions) {
-                  llvm::Value* linear = b.CreateAdd(row_start, j, "", true, true);
-                  linears.push_back(linear);
-                  if (!whole_row) {
-                    indices.push_back(e.Delinearize(linear, phase.shape));
-                    continue;
-                  }
-                  Index full(spec.reduced_shape.rank());
-                  const std::vector<int> kept_axes = spec.KeptAxes();
-                  for (size_t a = 0; a < kept_axes.size(); ++a) full[kept_axes[a]] = kept[a];
-                  Index reduced = e.Delinearize(j, ir::Shape(reduced_dims));
-                  for (size_t a = 0; a < spec.reduced_axes.size(); ++a) {
-                    full[static_cast<int>(spec.reduced_axes[a])] = reduced[a];
-                  }
-                  indices.push_back(std::move(full));
-                }
-                stores[i](indices, linears);
-              },
-              "element");
-        }
-        return b.CreateAdd(row, k.Blocks());
-      },
-      "row");
-  k.Finish();
-  return why.empty() ? e.unsupported() : why;
 }
 
 }  // namespace

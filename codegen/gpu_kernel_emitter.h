@@ -18,7 +18,8 @@
 //    result is stored at once; otherwise each chunk's state goes to `partials` and the
 //    combine kernel merges the chunks of a row in order: the same bits on every run.
 //  - Row-local specs (softmax, layernorm) also get one kernel doing every phase of a row with
-//    one block, so the row is read from DRAM once and again from cache.
+//    one block, the row held in registers when it fits, so it is read from DRAM once
+//    (codegen/gpu_row_kernel.h).
 //
 //===----------------------------------------------------------------------===//
 #ifndef GPUC_CODEGEN_GPU_KERNEL_EMITTER_H_

@@ -41,16 +41,11 @@ class ReducePhaseEmitter {
     }
     for (const Node* r : phase.reductions) operands_.push_back(&r->operand(0));
     prefetched_ = SameIndexInputs(spec, operands_, full);
-    int64_t widest = 0;
-    for (const Node* in : prefetched_) widest = std::max(widest, ir::DTypeSize(in->dtype()));
-    if (trailing && rows_mapping_ && !reduced_axes_.empty() && widest > 0 &&
+    if (trailing && rows_mapping_ && !reduced_axes_.empty() &&
         ModuleFlag(module, kVectorReductionsFlag)) {
-      vector_ = static_cast<int>(std::clamp<int64_t>(16 / widest, 1, 8));
+      vector_ = VectorLanes(prefetched_);
     }
   }
-
-  /// Elements per vector load of a block-per-row reduction (1: none).
-  int vector() const { return vector_; }
 
   /// A block's threads add positions [start, stop) of kept row `kept`: with 16-byte loads of
   /// `vector_` consecutive elements when the row length and the chunk allow it (checked at
@@ -159,14 +154,20 @@ class ReducePhaseEmitter {
   /// Row `row`'s reductions by the whole block, stored by thread 0 and visible to every
   /// thread of the block afterwards (the row-local kernel's reduce step). "" or what has no
   /// lowering.
-  std::string EmitRowInto(KernelBuilder& k, llvm::Value* row) {
+  std::string EmitRowInto(KernelBuilder& k, llvm::Value* row, const RowElementFeeder* feeder) {
     ElementEmitter& e = k.emitter();
     std::vector<Accumulator> accs = Accumulators(k);
     if (accs.empty()) return e.unsupported();
     llvm::Value* count = k.Count(reduced_dims_);
     for (Accumulator& acc : accs) acc.StartCombinable();
-    Index kept = e.Delinearize(row, ir::Shape(kept_dims_));
-    EmitBlockPositions(k, accs, kept, e.IndexConstant(0), count, count, count);
+    if (feeder) {
+      (*feeder)([&](const std::vector<Index>& indices, const std::vector<llvm::Value*>& positions) {
+        AddElements(k, accs, indices, positions);
+      });
+    } else {
+      Index kept = e.Delinearize(row, ir::Shape(kept_dims_));
+      EmitBlockPositions(k, accs, kept, e.IndexConstant(0), count, count, count);
+    }
     BlockMerge(k, accs, [&] {
       for (size_t i = 0; i < accs.size(); ++i) {
         const Node* r = phase_.reductions[i];
@@ -181,6 +182,8 @@ class ReducePhaseEmitter {
         rows_mapping_ ? GpuPhaseLaunch::Kind::kReduceRows : GpuPhaseLaunch::Kind::kReduceColumns;
     launch.kernel = phase_.function_name;
     launch.combine_kernel = phase_.function_name + "_combine";
+    // The runtime cuts the reduced range into chunks of whole vectors (gpu_launch).
+    launch.vector = vector_;
     std::string why = EmitPartialKernel(launch);
     if (!why.empty()) return why;
     return EmitCombineKernel();
@@ -482,8 +485,9 @@ std::string EmitReducePhase(const KernelSpec& spec, const Phase& phase, llvm::Mo
 }
 
 std::string EmitBlockRowReduction(const KernelSpec& spec, const Phase& phase, llvm::Module& module,
-                                  KernelBuilder& k, llvm::Value* row) {
-  return ReducePhaseEmitter(spec, phase, module).EmitRowInto(k, row);
+                                  KernelBuilder& k, llvm::Value* row,
+                                  const RowElementFeeder* feeder) {
+  return ReducePhaseEmitter(spec, phase, module).EmitRowInto(k, row, feeder);
 }
 
 }  // namespace gpuc::codegen

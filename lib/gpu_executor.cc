@@ -309,6 +309,10 @@ absl::Status GpuExecutor::Impl::RunKernel(
   const int64_t local_blocks = kernel.rows ? RowLocalBlocks(spec.RowCount(spec.phases[0]), sms) : 0;
   const bool use_rows_kernel = local_blocks > 0;
   if (use_rows_kernel) {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      ++stats.row_kernel_launches;
+    }
     if (absl::Status s = launch(*kernel.rows, local_blocks, 1); !s.ok()) return s;
   }
   for (size_t i = 0; i < spec.phases.size() && !use_rows_kernel; ++i) {

@@ -164,6 +164,48 @@ TEST(GpuBackendTest, LargeReductionsSplitOverBlocksAgreeWithTheInterpreter) {
   }
 }
 
+/// `text` with every "L" replaced by `length`.
+std::string WithRowLength(std::string text, int64_t length) {
+  std::string out;
+  for (char c : text) out += c == 'L' ? std::to_string(length) : std::string(1, c);
+  return out;
+}
+
+TEST(GpuBackendTest, RowKernelsAgreeWithTheInterpreterAtEveryRowLength) {
+  GPUC_REQUIRE_GPU_EXECUTOR(gpu);
+  // Enough rows for the one-kernel row path (a block per row). The lengths cross each of its
+  // variants: rows held in registers with 16-byte loads (multiples of 4 or 2 elements up to
+  // 8192 f32 / 4096 f64), element by element (odd lengths), and too long for registers.
+  const char* softmax =
+      "func @f(%x: f32[600,L]) -> (f32[600,L], f32[600,1]) {\n"
+      "  %m = reduce_max %x {axes = [1], keepdims = true} : f32[600,1]\n"
+      "  %d = sub %x, %m : f32[600,L]\n  %e = exp %d : f32[600,L]\n"
+      "  %s = reduce_sum %e {axes = [1], keepdims = true} : f32[600,1]\n"
+      "  %y = div %e, %s : f32[600,L]\n  return %y, %m\n}\n";
+  const char* layernorm =
+      "func @f(%x: f64[600,L], %g: f64[L], %z: f32[600,L]) -> (f64[600,L], i64[600]) {\n"
+      "  %n = constant {value = 3.0} : f64[]\n"
+      "  %s = reduce_sum %x {axes = [1], keepdims = true} : f64[600,1]\n"
+      "  %mean = div %s, %n : f64[600,1]\n  %d = sub %x, %mean : f64[600,L]\n"
+      "  %d2 = mul %d, %d : f64[600,L]\n"
+      "  %ss = reduce_sum %d2 {axes = [1], keepdims = true} : f64[600,1]\n"
+      "  %inv = rsqrt %ss : f64[600,1]\n  %y0 = mul %d, %inv : f64[600,L]\n"
+      "  %zz = cast %z : f64[600,L]\n  %y1 = mul %y0, %g : f64[600,L]\n"
+      "  %y = add %y1, %zz : f64[600,L]\n"
+      "  %a = argmax %y {axes = [1]} : i64[600]\n  return %y, %a\n}\n";
+  for (int64_t length : {1, 2, 3, 4, 7, 1000, 1001, 2048, 4096, 4098, 8192, 8193, 9001}) {
+    for (const char* text : {softmax, layernorm}) {
+      SCOPED_TRACE(absl::StrCat("row length ", length));
+      Case c = Parse(WithRowLength(text, length), static_cast<uint64_t>(length));
+      const detail::GpuBackendStats before = gpu.stats();
+      CheckAgainstInterpreter(gpu, c.graph, c.args);
+      EXPECT_GT(gpu.stats().row_kernel_launches, before.row_kernel_launches)
+          << "the row kernel did not run";
+      if (HasFailure()) return;
+    }
+  }
+}
+
 TEST(GpuBackendTest, ArgmaxFindsTheFirstExtremeAndTheFirstNanAcrossSplits) {
   GPUC_REQUIRE_GPU_EXECUTOR(gpu);
   Case c = Parse(

@@ -11,6 +11,8 @@
 #include <fstream>
 #include <map>
 
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include "absl/strings/match.h"
@@ -39,6 +41,7 @@ void CompileRandomGraphs(const codegen::GpuCompileOptions& options, uint64_t gra
   if (!compiler.ok()) GTEST_SKIP() << "no CUDA toolkit: " << compiler.status().message();
   const std::string ptxas = Ptxas();
   const std::string dir = ::testing::TempDir();
+  const char* variant = options.vector_reductions ? "vector_" : "";
   int compiled = 0, unsupported = 0, assembled = 0;
   std::map<std::string, int> reasons;
   for (uint64_t seed = 0; seed < graphs; ++seed) {
@@ -68,7 +71,9 @@ void CompileRandomGraphs(const codegen::GpuCompileOptions& options, uint64_t gra
       ASSERT_EQ(ptx->layout.phases.size(), spec->phases.size());
       EXPECT_TRUE(absl::StrContains(ptx->ptx, ".entry " + spec->phases[0].function_name));
       if (!ptxas.empty() && seed % 3 == 0) {
-        const std::string path = absl::StrCat(dir, "/gpu_codegen_", seed, ".ptx");
+        // ctest runs the variants side by side: each writes its own files.
+        const std::string path =
+            absl::StrCat(dir, "/gpu_codegen_", variant, seed, "_", getpid(), ".ptx");
         std::ofstream(path) << ptx->ptx;
         const std::string cmd =
             absl::StrCat(ptxas, " -arch=sm_90 ", path, " -o ", path, ".cubin 2>", path, ".log");

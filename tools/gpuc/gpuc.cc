@@ -259,6 +259,7 @@ absl::StatusOr<std::string> GpuText(const ir::Graph& graph, const passes::Fusion
       if (p.kind == codegen::GpuPhaseLaunch::Kind::kStore) {
         absl::StrAppend(&out, ", ", p.vector, " elements per step");
       } else {
+        if (p.vector > 1) absl::StrAppend(&out, ", ", p.vector, " elements per load");
         absl::StrAppend(&out, ", ", p.state_bytes, " bytes of state per split, combined by ",
                         p.combine_kernel);
       }
