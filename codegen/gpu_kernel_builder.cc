@@ -68,10 +68,14 @@ StoreElements MakeStoreElements(const KernelSpec& spec, const Phase& phase, Kern
     for (const Index& index : indices) {
       for (const Node* out : phase.stores) results.push_back(e.Emit(out, index));
     }
-    size_t next = 0;
-    for (llvm::Value* linear : linears) {
-      for (const Node* out : phase.stores) {
-        k.values().Store(out->dtype(), results[next++], e.ElementPointer(out, linear));
+    // Output by output: an output's stores of a step then sit side by side, where the
+    // load-store vectorizer merges them (it cannot move a store past one to another output,
+    // which might alias as far as it knows).
+    const size_t outputs = phase.stores.size();
+    for (size_t o = 0; o < outputs; ++o) {
+      const Node* out = phase.stores[o];
+      for (size_t j = 0; j < linears.size(); ++j) {
+        k.values().Store(out->dtype(), results[j * outputs + o], e.ElementPointer(out, linears[j]));
       }
     }
     e.PopScope();

@@ -27,6 +27,9 @@ int VectorWidth(const Phase& phase) {
   return static_cast<int>(std::clamp<int64_t>(16 / std::max<int64_t>(1, narrowest), 1, 8));
 }
 
+/// Vector steps of a store phase whose loads are issued together.
+constexpr int kStoreStepsInFlight = 2;
+
 std::string EmitStorePhase(const KernelSpec& spec, const Phase& phase, llvm::Module& module,
                            GpuPhaseLaunch& launch) {
   KernelBuilder k(spec, module, phase.function_name);
@@ -56,24 +59,27 @@ std::string EmitStorePhase(const KernelSpec& spec, const Phase& phase, llvm::Mod
     // A step's elements share a row when the row length is a multiple of the width.
     llvm::Value* fits = b.CreateICmpEQ(b.CreateURem(row_length, width), e.IndexConstant(0));
     llvm::Value* steps = b.CreateSelect(fits, b.CreateUDiv(n, width), e.IndexConstant(0));
-    EmitLoop(
-        b, first, steps,
-        [&](llvm::Value* step) {
-          llvm::Value* base = b.CreateMul(step, width, "", true, true);
-          llvm::Value* row = b.CreateUDiv(base, row_length);
-          llvm::Value* column =
-              b.CreateSub(base, b.CreateMul(row, row_length, "", true, true), "", true, true);
-          Index row_index = e.Delinearize(row, outer);
+    // Two steps per iteration, both loaded before either is computed: twice the bytes in
+    // flight per thread, which a memory-bound kernel needs to reach the bandwidth limit.
+    EmitUnrolledLoop(
+        k, first, steps, stride, kStoreStepsInFlight,
+        [&](const std::vector<llvm::Value*>& step_list) {
           std::vector<Index> indices;
           std::vector<llvm::Value*> linears;
-          for (int j = 0; j < vector; ++j) {
-            Index index = row_index;
-            index.push_back(b.CreateAdd(column, e.IndexConstant(j), "", true, true));
-            indices.push_back(std::move(index));
-            linears.push_back(b.CreateAdd(base, e.IndexConstant(j), "", true, true));
+          for (llvm::Value* step : step_list) {
+            llvm::Value* base = b.CreateMul(step, width, "", true, true);
+            llvm::Value* row = b.CreateUDiv(base, row_length);
+            llvm::Value* column =
+                b.CreateSub(base, b.CreateMul(row, row_length, "", true, true), "", true, true);
+            Index row_index = e.Delinearize(row, outer);
+            for (int j = 0; j < vector; ++j) {
+              Index index = row_index;
+              index.push_back(b.CreateAdd(column, e.IndexConstant(j), "", true, true));
+              indices.push_back(std::move(index));
+              linears.push_back(b.CreateAdd(base, e.IndexConstant(j), "", true, true));
+            }
           }
           store_elements(indices, linears);
-          return b.CreateAdd(step, stride);
         },
         "vector");
     tail_begin = b.CreateMul(steps, width, "", true, true);
