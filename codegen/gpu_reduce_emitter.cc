@@ -426,6 +426,33 @@ class ReducePhaseEmitter {
     return e.unsupported();
   }
 
+  /// Merges the partial states of row `row`'s splits [first, splits), every step-th, into
+  /// `accs` in split order.
+  void CombineSplits(KernelBuilder& k, std::vector<Accumulator>& accs, llvm::Value* row,
+                     llvm::Value* rows, llvm::Value* first, llvm::Value* step) {
+    llvm::IRBuilder<>& b = k.b();
+    EmitLoop(
+        b, first, k.splits(),
+        [&](llvm::Value* split) {
+          for (size_t i = 0; i < accs.size(); ++i) {
+            std::vector<llvm::Type*> types = accs[i].StateTypes();
+            Accumulator::State part{
+                b.CreateLoad(types[0], PartialSlot(k, accs, i, 0, split, row, rows)), nullptr};
+            if (types.size() > 1) {
+              part.index = b.CreateLoad(types[1], PartialSlot(k, accs, i, 1, split, row, rows));
+            }
+            accs[i].Store(accs[i].Combine(accs[i].Load(), part));
+          }
+          return b.CreateAdd(split, step);
+        },
+        "split");
+  }
+
+  /// Merges each row's split states and stores its results. Block-per-row reductions have
+  /// few rows and many splits (a full reduction: one row, a thousand splits), so a block
+  /// merges a row: its threads take every BlockThreads()-th split, then merge as the partial
+  /// kernel does (a fixed assignment and tree: the same bits every run). Thread-per-row
+  /// reductions have many rows and few splits: a thread merges a row.
   std::string EmitCombineKernel() {
     KernelBuilder k(spec_, module_, phase_.function_name + "_combine");
     llvm::IRBuilder<>& b = k.b();
@@ -434,34 +461,33 @@ class ReducePhaseEmitter {
     if (accs.empty()) return e.unsupported();
     llvm::Value* rows = k.Count(kept_dims_);
     llvm::Value* count = k.Count(reduced_dims_);
-    EmitLoop(
-        b, k.GlobalThread(), rows,
-        [&](llvm::Value* row) {
-          for (Accumulator& acc : accs) acc.StartCombinable();
-          EmitLoop(
-              b, e.IndexConstant(0), k.splits(),
-              [&](llvm::Value* split) {
-                for (size_t i = 0; i < accs.size(); ++i) {
-                  std::vector<llvm::Type*> types = accs[i].StateTypes();
-                  Accumulator::State part{
-                      b.CreateLoad(types[0], PartialSlot(k, accs, i, 0, split, row, rows)),
-                      nullptr};
-                  if (types.size() > 1) {
-                    part.index =
-                        b.CreateLoad(types[1], PartialSlot(k, accs, i, 1, split, row, rows));
-                  }
-                  accs[i].Store(accs[i].Combine(accs[i].Load(), part));
-                }
-                return nullptr;
-              },
-              "split");
-          for (size_t i = 0; i < accs.size(); ++i) {
-            const Node* r = phase_.reductions[i];
-            k.values().Store(r->dtype(), accs[i].Finish(count), e.ElementPointer(r, row));
-          }
-          return b.CreateAdd(row, k.GridThreads());
-        },
-        "row");
+    auto store_results = [&](llvm::Value* row) {
+      for (size_t i = 0; i < accs.size(); ++i) {
+        const Node* r = phase_.reductions[i];
+        k.values().Store(r->dtype(), accs[i].Finish(count), e.ElementPointer(r, row));
+      }
+    };
+    if (rows_mapping_) {
+      EmitLoop(
+          b, k.Block(), rows,
+          [&](llvm::Value* row) {
+            for (Accumulator& acc : accs) acc.StartCombinable();
+            CombineSplits(k, accs, row, rows, k.ThreadInBlock(), k.BlockThreads());
+            BlockMerge(k, accs, [&] { store_results(row); });
+            return b.CreateAdd(row, k.Blocks());
+          },
+          "row");
+    } else {
+      EmitLoop(
+          b, k.GlobalThread(), rows,
+          [&](llvm::Value* row) {
+            for (Accumulator& acc : accs) acc.StartCombinable();
+            CombineSplits(k, accs, row, rows, e.IndexConstant(0), e.IndexConstant(1));
+            store_results(row);
+            return b.CreateAdd(row, k.GridThreads());
+          },
+          "row");
+    }
     k.Finish();
     return e.unsupported();
   }

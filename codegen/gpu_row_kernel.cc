@@ -19,11 +19,11 @@ constexpr int64_t kMaxCachedElements = 32;
 
 /// One thread's step of a cached row: `width` consecutive elements of the row.
 struct CachedStep {
-  llvm::Value* inside = nullptr;       // the step lies inside the row
-  std::vector<Index> indices;          // each element's full index
-  std::vector<llvm::Value*> positions; // each element's position in the row
-  std::vector<llvm::Value*> linears;   // each element's linear position in the reduced shape
-  std::vector<llvm::Value*> values;    // cached input c's element j at [c * width + j]
+  llvm::Value* inside = nullptr;        // the step lies inside the row
+  std::vector<Index> indices;           // each element's full index
+  std::vector<llvm::Value*> positions;  // each element's position in the row
+  std::vector<llvm::Value*> linears;    // each element's linear position in the reduced shape
+  std::vector<llvm::Value*> values;     // cached input c's element j at [c * width + j]
 };
 
 class RowKernelEmitter {
@@ -65,20 +65,19 @@ class RowKernelEmitter {
       const int64_t steps = per_thread_ / width;
       if (steps == 0) return b.getFalse();
       llvm::Value* room = b.CreateMul(k_.BlockThreads(), e.IndexConstant(steps * width));
-      llvm::Value* ok =
-          b.CreateAnd(b.CreateICmpUGT(length, zero), b.CreateICmpULE(length, room));
+      llvm::Value* ok = b.CreateAnd(b.CreateICmpUGT(length, zero), b.CreateICmpULE(length, room));
       if (width > 1) {
         ok = b.CreateAnd(ok, b.CreateICmpEQ(b.CreateURem(length, e.IndexConstant(width)), zero));
       }
       return ok;
     };
-    llvm::Value* vectors = vector_ > 1 ? fits(vector_) : b.getFalse();
-    llvm::Value* scalars = b.CreateAnd(b.CreateNot(vectors), fits(1));
-    llvm::Value* neither = b.CreateNot(b.CreateOr(vectors, scalars));
+    // One cached path only: a kernel's registers are those of its largest path.
+    llvm::Value* cached = fits(vector_);
     std::string why;
-    if (vector_ > 1) EmitIf(b, vectors, [&] { EmitRows(why, vector_); }, "cached_vectors");
-    EmitIf(b, scalars, [&] { EmitRows(why, 1); }, "cached_elements");
-    EmitIf(b, neither, [&] { EmitRows(why, 0); }, "uncached");
+    EmitIf(
+        b, cached, [&] { EmitRows(why, vector_); }, "cached");
+    EmitIf(
+        b, b.CreateNot(cached), [&] { EmitRows(why, 0); }, "uncached");
     k_.Finish();
     return why.empty() ? e.unsupported() : why;
   }
@@ -174,7 +173,8 @@ class RowKernelEmitter {
   }
 
   /// For each step inside the row: the cached inputs seeded at its elements, then `body`.
-  void ForEachStep(const std::vector<CachedStep>& steps, const std::function<void(const CachedStep&)>& body) {
+  void ForEachStep(const std::vector<CachedStep>& steps,
+                   const std::function<void(const CachedStep&)>& body) {
     llvm::IRBuilder<>& b = k_.b();
     ElementEmitter& e = k_.emitter();
     for (const CachedStep& step : steps) {

@@ -135,6 +135,8 @@ absl::StatusOr<GpuExecutor*> GpuExecutor::Get() {
       options.fast_math = std::string(fast) == "1";
     if (const char* math = std::getenv("GPUC_GPU_MATH"))
       options.exact_math = std::string(math) == "exact";
+    if (const char* vector = std::getenv("GPUC_GPU_VECTOR_REDUCTIONS"))
+      options.vector_reductions = std::string(vector) == "1";
     absl::StatusOr<std::unique_ptr<codegen::NvptxCompiler>> compiler =
         codegen::NvptxCompiler::Create(options);
     if (!compiler.ok()) return compiler.status();
@@ -345,7 +347,7 @@ absl::Status GpuExecutor::Impl::RunKernel(
     }
     if (absl::Status s = launch(kernel.kernels[i], shape.blocks, splits); !s.ok()) return s;
     if (splits > 1) {
-      if (absl::Status s = launch(kernel.combines[i], ThreadPerRowBlocks(rows, sms), 1); !s.ok()) {
+      if (absl::Status s = launch(kernel.combines[i], CombineBlocks(p, rows, sms), 1); !s.ok()) {
         return s;
       }
     }

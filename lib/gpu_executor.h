@@ -53,11 +53,11 @@ struct DeviceTensor {
 };
 
 struct GpuBackendStats {
-  int64_t kernel_launches = 0;  // generated kernels launched (combine kernels included)
+  int64_t kernel_launches = 0;      // generated kernels launched (combine kernels included)
   int64_t row_kernel_launches = 0;  // of which row-local kernels (every phase, a block per row)
-  int64_t memory_hits = 0;      // kernels found loaded in this process
-  int64_t disk_hits = 0;        // cubins loaded from the disk cache
-  int64_t compiles = 0;         // compiled through LLVM, NVPTX and the driver's linker
+  int64_t memory_hits = 0;          // kernels found loaded in this process
+  int64_t disk_hits = 0;            // cubins loaded from the disk cache
+  int64_t compiles = 0;             // compiled through LLVM, NVPTX and the driver's linker
   int64_t compile_microseconds = 0;
   int64_t host_kernels = 0;      // fused kernels without a GPU lowering, run on the host
   int64_t library_steps = 0;     // library ops and scans, run on the host for now

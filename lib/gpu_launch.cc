@@ -32,6 +32,13 @@ int64_t RowLocalBlocks(int64_t rows, int64_t multiprocessors) {
   return std::min<int64_t>(rows, multiprocessors * kBlocksPerSm);
 }
 
+int64_t CombineBlocks(const codegen::GpuPhaseLaunch& phase, int64_t rows, int64_t multiprocessors) {
+  if (phase.kind == codegen::GpuPhaseLaunch::Kind::kReduceRows) {
+    return std::clamp<int64_t>(rows, 1, multiprocessors * kBlocksPerSm);
+  }
+  return ThreadPerRowBlocks(rows, multiprocessors);
+}
+
 ReduceLaunch ChooseReduceLaunch(const codegen::GpuPhaseLaunch& phase, int64_t rows, int64_t count,
                                 int64_t multiprocessors) {
   const int64_t threads = codegen::kGpuBlockThreads;

@@ -23,13 +23,17 @@ inline constexpr int64_t kMaxSplits = 65535;
 /// Blocks of a store phase over `elements`, `vector` elements per thread step.
 int64_t StoreBlocks(int64_t elements, int vector, int64_t multiprocessors);
 
-/// Blocks of a grid-stride loop with a thread per row (combine kernels, thread-per-row
-/// reductions).
+/// Blocks of a grid-stride loop with a thread per row (thread-per-row reductions and their
+/// combine kernels).
 int64_t ThreadPerRowBlocks(int64_t rows, int64_t multiprocessors);
 
 /// Blocks of the row-local kernel (a block per row), or 0 when the rows are too few to fill
 /// the device and the phase kernels should run instead.
 int64_t RowLocalBlocks(int64_t rows, int64_t multiprocessors);
+
+/// Blocks of a reduce phase's combine kernel: a block per row for block-per-row phases, a
+/// thread per row for thread-per-row ones (as the kernel was emitted).
+int64_t CombineBlocks(const codegen::GpuPhaseLaunch& phase, int64_t rows, int64_t multiprocessors);
 
 struct ReduceLaunch {
   int64_t blocks = 1;  // gridDim.x

@@ -175,7 +175,8 @@ TEST(GpuBackendTest, RowKernelsAgreeWithTheInterpreterAtEveryRowLength) {
   GPUC_REQUIRE_GPU_EXECUTOR(gpu);
   // Enough rows for the one-kernel row path (a block per row). The lengths cross each of its
   // variants: rows held in registers with 16-byte loads (multiples of 4 or 2 elements up to
-  // 8192 f32 / 4096 f64), element by element (odd lengths), and too long for registers.
+  // 4096 f32, 1024 f64 with the f32 input beside), and read from memory in every phase
+  // (lengths not a multiple of the load width, or too long for registers).
   const char* softmax =
       "func @f(%x: f32[600,L]) -> (f32[600,L], f32[600,1]) {\n"
       "  %m = reduce_max %x {axes = [1], keepdims = true} : f32[600,1]\n"

@@ -70,6 +70,11 @@ TEST(GpuLaunchTest, GridsStayWithinTheirCaps) {
   EXPECT_EQ(ThreadPerRowBlocks(0, 132), 1);
   EXPECT_EQ(RowLocalBlocks(100, 132), 0) << "too few rows for a block per row";
   EXPECT_EQ(RowLocalBlocks(65536, 132), 132 * 16);
+  // Combine kernels: a block per row (one for a full reduction) or a thread per row.
+  EXPECT_EQ(CombineBlocks(Phase(Kind::kReduceRows), 1, 132), 1);
+  EXPECT_EQ(CombineBlocks(Phase(Kind::kReduceRows), 3, 132), 3);
+  EXPECT_EQ(CombineBlocks(Phase(Kind::kReduceRows), 1 << 20, 132), 132 * 16);
+  EXPECT_EQ(CombineBlocks(Phase(Kind::kReduceColumns), 16384, 132), 16384 / 256);
 }
 
 codegen::KernelSpec SoftmaxSpec() {
