@@ -46,14 +46,14 @@ int VectorLanes(const std::vector<const Node*>& inputs) {
 }
 
 StoreElements MakeStoreElements(const KernelSpec& spec, const Phase& phase, KernelBuilder& k,
-                                bool prefetch) {
+                                bool prefetch, bool vector_stores) {
   // Every value first, then every store (an output written in place must not change what
   // the others read), and for a vector step the values of all its elements first: the loads
   // then sit together where the load-store vectorizer can merge them.
   std::vector<const Node*> prefetched;
   if (prefetch) prefetched = SameIndexInputs(spec, phase.stores, phase.shape);
-  return [&phase, &k, prefetched](const std::vector<Index>& indices,
-                                  const std::vector<llvm::Value*>& linears) {
+  return [&phase, &k, prefetched, vector_stores](const std::vector<Index>& indices,
+                                                 const std::vector<llvm::Value*>& linears) {
     ElementEmitter& e = k.emitter();
     e.PushScope();
     if (indices.size() > 1) {
@@ -74,7 +74,21 @@ StoreElements MakeStoreElements(const KernelSpec& spec, const Phase& phase, Kern
     const size_t outputs = phase.stores.size();
     for (size_t o = 0; o < outputs; ++o) {
       const Node* out = phase.stores[o];
-      for (size_t j = 0; j < linears.size(); ++j) {
+      const size_t n = linears.size();
+      if (vector_stores && n > 1 && !ir::IsComplex(out->dtype())) {
+        llvm::IRBuilder<>& b = k.b();
+        llvm::Type* lane = k.values().StorageType(out->dtype());
+        llvm::Value* vector = llvm::PoisonValue::get(llvm::FixedVectorType::get(lane, n));
+        for (size_t j = 0; j < n; ++j) {
+          vector = b.CreateInsertElement(
+              vector, k.values().ToStorage(out->dtype(), results[j * outputs + o]), j);
+        }
+        const uint64_t bytes = static_cast<uint64_t>(ir::DTypeSize(out->dtype())) * n;
+        b.CreateAlignedStore(vector, e.ElementPointer(out, linears[0]),
+                             llvm::Align(std::min<uint64_t>(bytes, 16)));
+        continue;
+      }
+      for (size_t j = 0; j < n; ++j) {
         k.values().Store(out->dtype(), results[j * outputs + o], e.ElementPointer(out, linears[j]));
       }
     }

@@ -141,11 +141,15 @@ class KernelBuilder {
 
 /// Stores `phase`'s outputs at the given elements (their indices and linear positions).
 /// With `prefetch`, a step of several elements first loads every input read at the stored
-/// element's own index; without, the caller has seeded those values into the emitter.
+/// element's own index; without, the caller has seeded those values into the emitter. With
+/// `vector_stores`, the caller promises that a step's linear positions are consecutive and
+/// the first a multiple of the step's length: each output is then written with one aligned
+/// vector store (the load-store vectorizer cannot prove that alignment from a row start
+/// computed at run time).
 using StoreElements =
     std::function<void(const std::vector<Index>&, const std::vector<llvm::Value*>&)>;
 StoreElements MakeStoreElements(const KernelSpec& spec, const Phase& phase, KernelBuilder& k,
-                                bool prefetch = true);
+                                bool prefetch = true, bool vector_stores = false);
 
 /// for (p = first; p < stop; p += step) body({p}), `unroll` positions per iteration of the
 /// main loop (body({p, p + step, ...})) and the rest one at a time: the body can then load

@@ -50,7 +50,8 @@ class RowKernelEmitter {
     for (const Phase& phase : spec.phases) {
       const bool store = phase.kind == Phase::Kind::kStore;
       stores_.push_back(store ? MakeStoreElements(spec, phase, k_) : StoreElements());
-      seeded_stores_.push_back(store ? MakeStoreElements(spec, phase, k_, /*prefetch=*/false)
+      seeded_stores_.push_back(store ? MakeStoreElements(spec, phase, k_, /*prefetch=*/false,
+                                                         /*vector_stores=*/true)
                                      : StoreElements());
     }
   }

@@ -40,7 +40,7 @@ struct GpuCompileOptions {
   /// documented ulp bounds, as CuPy, JAX and torch do.
   bool exact_math = false;
   /// See GpuEmitOptions::vector_reductions.
-  bool vector_reductions = false;
+  bool vector_reductions = true;
   /// libdevice.10.bc; empty finds it under $CUDA_HOME or /usr/local/cuda.
   std::string libdevice_path;
 };

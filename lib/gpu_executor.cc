@@ -23,6 +23,7 @@
 #include "lib/host_executor.h"
 #include "lib/plan_values.h"
 #include "passes/buffer_plan.h"
+#include "runtime/kernel_graph.h"
 #include "runtime/module.h"
 
 namespace gpuc::detail {
@@ -50,6 +51,15 @@ struct GpuKernel {
   std::vector<runtime::CudaKernel> combines;  // per phase (reduce phases)
   std::optional<runtime::CudaKernel> rows;    // the row-local kernel, if any
 };
+
+/// GPUC_CUDA_GRAPHS=0 launches every kernel of a repeated plan itself.
+bool CudaGraphsEnabled() {
+  static const bool enabled = [] {
+    const char* v = std::getenv("GPUC_CUDA_GRAPHS");
+    return v == nullptr || std::string(v) != "0";
+  }();
+  return enabled;
+}
 
 bool Poisons() {
   static const bool poison = [] {
@@ -82,6 +92,14 @@ struct GpuPlanStep {
 
 struct GpuPlan : ScheduledGraph {
   std::vector<GpuPlanStep> steps;  // one per kernel of the fusion plan
+  /// Whether the plan can replay as a CUDA graph: every step a GPU kernel, none reporting
+  /// errors (their check reads the error words back between launches).
+  bool replayable = false;
+  /// The plan's launches as a graph, built on the second run (a plan run once pays nothing)
+  /// and rebuilt when the launches change shape (other grids for other sizes).
+  mutable std::mutex graph_mutex;
+  mutable int64_t runs = 0;
+  mutable std::unique_ptr<runtime::KernelGraph> cuda_graph;
 };
 
 struct GpuExecutor::Impl {
@@ -96,10 +114,18 @@ struct GpuExecutor::Impl {
   GpuBackendStats stats;
 
   absl::StatusOr<const GpuKernel*> GetOrCompile(const codegen::KernelSpec& spec);
+  /// Launches `step`'s kernels, or with `record`, appends them there and adds the temporary
+  /// buffers they use to `keep` (they must outlive the later launch).
   absl::Status RunKernel(
       runtime::CudaStream& stream, const GpuPlanStep& step,
       absl::flat_hash_map<const ir::Node*, DeviceTensor>& values,
-      const std::function<absl::StatusOr<DeviceTensor>(const ir::Node*)>& allocate);
+      const std::function<absl::StatusOr<DeviceTensor>(const ir::Node*)>& allocate,
+      std::vector<runtime::RecordedLaunch>* record = nullptr,
+      std::vector<std::shared_ptr<DeviceStorage>>* keep = nullptr);
+  /// Launches a replayable plan's recorded launches as its graph (built or rebuilt first when
+  /// it has none of their shape).
+  absl::Status Replay(runtime::CudaStream& stream, const GpuPlan& plan,
+                      const std::vector<runtime::RecordedLaunch>& launches);
   absl::Status RunOnHost(runtime::CudaStream& stream, const passes::FusedKernel& kernel,
                          absl::flat_hash_map<const ir::Node*, DeviceTensor>& values);
   absl::Status Fill(runtime::CudaStream& stream, uint64_t address, unsigned char byte,
@@ -136,7 +162,7 @@ absl::StatusOr<GpuExecutor*> GpuExecutor::Get() {
     if (const char* math = std::getenv("GPUC_GPU_MATH"))
       options.exact_math = std::string(math) == "exact";
     if (const char* vector = std::getenv("GPUC_GPU_VECTOR_REDUCTIONS"))
-      options.vector_reductions = std::string(vector) == "1";
+      options.vector_reductions = std::string(vector) != "0";
     absl::StatusOr<std::unique_ptr<codegen::NvptxCompiler>> compiler =
         codegen::NvptxCompiler::Create(options);
     if (!compiler.ok()) return compiler.status();
@@ -242,7 +268,9 @@ absl::StatusOr<const GpuKernel*> GpuExecutor::Impl::GetOrCompile(const codegen::
 absl::Status GpuExecutor::Impl::RunKernel(
     runtime::CudaStream& stream, const GpuPlanStep& step,
     absl::flat_hash_map<const ir::Node*, DeviceTensor>& values,
-    const std::function<absl::StatusOr<DeviceTensor>(const ir::Node*)>& allocate) {
+    const std::function<absl::StatusOr<DeviceTensor>(const ir::Node*)>& allocate,
+    std::vector<runtime::RecordedLaunch>* record,
+    std::vector<std::shared_ptr<DeviceStorage>>* keep) {
   const codegen::KernelSpec& spec = *step.spec;
   const GpuKernel& kernel = *step.compiled;
   std::vector<uint64_t> words;  // every parameter is 8 bytes
@@ -275,6 +303,7 @@ absl::Status GpuExecutor::Impl::RunKernel(
         DeviceStorage::Allocate(*device, stream, bytes);
     if (!s.ok()) return s.status();
     temporaries.push_back(*s);
+    if (keep) keep->push_back(*s);
     words.push_back((*s)->address());
   }
   for (int64_t e : spec.extents) words.push_back(static_cast<uint64_t>(e));
@@ -303,9 +332,12 @@ absl::Status GpuExecutor::Impl::RunKernel(
       std::lock_guard<std::mutex> lock(mutex);
       ++stats.kernel_launches;
     }
-    return runtime::Launch(stream, k,
-                           {static_cast<unsigned>(blocks), static_cast<unsigned>(splits)},
-                           {threads}, 0, args.data());
+    const runtime::LaunchDims grid{static_cast<unsigned>(blocks), static_cast<unsigned>(splits)};
+    if (record) {
+      record->push_back({&k, grid, {threads}, words});
+      return absl::OkStatus();
+    }
+    return runtime::Launch(stream, k, grid, {threads}, 0, args.data());
   };
   // Row-local kernels when the rows alone fill the device (a block per row).
   const int64_t local_blocks = kernel.rows ? RowLocalBlocks(spec.RowCount(spec.phases[0]), sms) : 0;
@@ -344,6 +376,7 @@ absl::Status GpuExecutor::Impl::RunKernel(
       if (!s.ok()) return s.status();
       partials = *s;
       words[splits_slot + 2] = partials->address();
+      if (keep) keep->push_back(partials);
     }
     if (absl::Status s = launch(kernel.kernels[i], shape.blocks, splits); !s.ok()) return s;
     if (splits > 1) {
@@ -426,6 +459,12 @@ absl::StatusOr<std::shared_ptr<const GpuPlan>> GpuExecutor::Prepare(
     }
     plan->steps.push_back(std::move(step));
   }
+  // Poisoning stays possible: the fills are issued while the launches are recorded, so the
+  // stream runs them before the graph.
+  plan->replayable = CudaGraphsEnabled();
+  for (const GpuPlanStep& step : plan->steps) {
+    plan->replayable = plan->replayable && step.compiled && !step.compiled->layout.reports_errors;
+  }
   return plan;
 }
 
@@ -477,14 +516,54 @@ absl::StatusOr<std::vector<DeviceTensor>> GpuExecutor::Run(const GpuPlan& plan,
     }
     return t;
   };
+  bool replay = false;
+  if (plan.replayable) {
+    std::lock_guard<std::mutex> lock(plan.graph_mutex);
+    replay = ++plan.runs >= 2;
+  }
+  // A replayed plan records its launches; every buffer they touch stays referenced until
+  // the graph is launched (a buffer released earlier would return to the pool while the
+  // launches that use it are still to come).
+  std::vector<runtime::RecordedLaunch> launches;
+  std::vector<std::shared_ptr<DeviceStorage>> keep;
+  if (arena) keep.push_back(arena);
   absl::flat_hash_map<const ir::Node*, int> readers = plan.readers;
   for (const GpuPlanStep& step : plan.steps) {
-    absl::Status s = step.compiled ? impl_->RunKernel(stream, step, values, allocate)
-                                   : impl_->RunOnHost(stream, *step.kernel, values);
+    absl::Status s = !step.compiled ? impl_->RunOnHost(stream, *step.kernel, values)
+                     : replay ? impl_->RunKernel(stream, step, values, allocate, &launches, &keep)
+                              : impl_->RunKernel(stream, step, values, allocate);
     if (!s.ok()) return s;
+    if (replay) {
+      for (const auto& [node, tensor] : values) {
+        if (tensor.storage) keep.push_back(tensor.storage);
+      }
+    }
     ReleaseAfterLastRead(*step.kernel, plan.kept, readers, values);
   }
+  if (replay && !launches.empty()) {
+    if (absl::Status s = impl_->Replay(stream, plan, launches); !s.ok()) return s;
+  }
   return CollectResults(graph, values, "GPU executor");
+}
+
+absl::Status GpuExecutor::Impl::Replay(runtime::CudaStream& stream, const GpuPlan& plan,
+                                       const std::vector<runtime::RecordedLaunch>& launches) {
+  std::lock_guard<std::mutex> lock(plan.graph_mutex);
+  bool built = false;
+  if (!plan.cuda_graph || !plan.cuda_graph->Matches(launches)) {
+    absl::StatusOr<std::unique_ptr<runtime::KernelGraph>> g =
+        runtime::KernelGraph::Create(*device, launches);
+    if (!g.ok()) return g.status();
+    plan.cuda_graph = *std::move(g);
+    built = true;
+  }
+  const int64_t updated_before = plan.cuda_graph->updated_nodes();
+  if (absl::Status s = plan.cuda_graph->Replay(stream, launches); !s.ok()) return s;
+  std::lock_guard<std::mutex> stats_lock(mutex);
+  ++stats.graph_replays;
+  stats.graph_builds += built ? 1 : 0;
+  stats.graph_node_updates += plan.cuda_graph->updated_nodes() - updated_before;
+  return absl::OkStatus();
 }
 
 absl::StatusOr<DeviceTensor> GpuExecutor::Upload(const ir::HostTensor& tensor) {

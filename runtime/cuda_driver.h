@@ -67,6 +67,9 @@ namespace gpuc::runtime {
   X(cuLinkDestroy)                    \
   X(cuStreamEndCapture)               \
   X(cuGraphInstantiate)               \
+  X(cuGraphCreate)                    \
+  X(cuGraphAddKernelNode)             \
+  X(cuGraphExecKernelNodeSetParams)   \
   X(cuGraphLaunch)                    \
   X(cuGraphExecDestroy)               \
   X(cuGraphDestroy)                   \

@@ -3,7 +3,8 @@
 #   tests:  the GPU tests (differential random graphs against the interpreter, reductions,
 #           errors, residency), every unit test with evaluation on the GPU, and
 #           compute-sanitizer memcheck over a subset;
-#   bench:  bench_gpu (also with GPUC_GPU_VECTOR_REDUCTIONS=1 and GPUC_FAST_MATH=1) and the
+#   bench:  bench_gpu (also with GPUC_GPU_VECTOR_REDUCTIONS=0, GPUC_FAST_MATH=1 and, for the
+#           latency rows, GPUC_CUDA_GRAPHS=0) and the
 #           peers (CuPy, cupy.fuse, JAX, torch.compile) side by side, JSON lines plus a table.
 # Usage there: bash scripts/device-check.sh tests|bench [--quick]; logs go to $OUT.
 set -uo pipefail
@@ -21,9 +22,9 @@ if [ "$mode" = tests ]; then
   "$bin/gpuc_gpu_fault_test" 2>&1 | tail -3
   # Every unit test evaluates on the GPU here (the default where there is a device).
   GPUC_POISON=1 "$bin/gpuc_unit_tests" 2>&1 | tee "$out/unit_tests_on_gpu.log" | grep -E "^\[  (FAILED|PASSED) |Failure" | head -40
-  # The switch not yet on by default: the same differential suite with 16-byte reduction loads.
-  GPUC_GPU_VECTOR_REDUCTIONS=1 GPUC_POISON=1 GPUC_CACHE_DIR=/tmp/gpuc-cache-vector \
-    "$bin/gpuc_gpu_tests" --gtest_filter='GpuBackendTest.*' 2>&1 | tee "$out/gpu_tests_vector.log" |
+  # The same differential suite with element-by-element reduction loads (the other path).
+  GPUC_GPU_VECTOR_REDUCTIONS=0 GPUC_POISON=1 GPUC_CACHE_DIR=/tmp/gpuc-cache-scalar \
+    "$bin/gpuc_gpu_tests" --gtest_filter='GpuBackendTest.*' 2>&1 | tee "$out/gpu_tests_scalar_reductions.log" |
     grep -E "^\[  (FAILED|PASSED) |Failure|launches" | head -20
   sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
   GPUC_DIFFERENTIAL_GRAPHS=40 GPUC_POISON=1 GPUC_CACHE_DIR=/tmp/gpuc-cache-sanitizer \
@@ -37,12 +38,15 @@ if [ "$mode" = tests ]; then
   done
 else
   timeout 240 "$bin/bench_gpu" $quick | tee "$out/bench.jsonl"
-  # The variants not yet on by default, side by side in the same run (fresh caches: the
+  # Variants beside the defaults in the same run (fresh caches: the
   # options are part of the kernels' keys anyway).
-  GPUC_BENCH_LABEL=gpuc+vector GPUC_GPU_VECTOR_REDUCTIONS=1 GPUC_CACHE_DIR=/tmp/gpuc-cache-vector \
+  GPUC_BENCH_LABEL=gpuc-scalar-reductions GPUC_GPU_VECTOR_REDUCTIONS=0 GPUC_CACHE_DIR=/tmp/gpuc-cache-scalar \
     timeout 120 "$bin/bench_gpu" $quick | tee -a "$out/bench.jsonl"
   GPUC_BENCH_LABEL=gpuc+fast-math GPUC_FAST_MATH=1 GPUC_CACHE_DIR=/tmp/gpuc-cache-fast \
     timeout 120 "$bin/bench_gpu" $quick | tee -a "$out/bench.jsonl"
+  # Repeated plans launched kernel by kernel instead of as CUDA graphs: the latency rows.
+  GPUC_BENCH_LABEL=gpuc-no-graphs GPUC_CUDA_GRAPHS=0 timeout 60 "$bin/bench_gpu" --latency |
+    tee -a "$out/bench.jsonl"
   python3 bench/gpu/peers.py $quick | tee -a "$out/bench.jsonl"
   python3 bench/gpu/table.py "$out/bench.jsonl" | tee "$out/table.md"
 fi

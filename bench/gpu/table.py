@@ -9,7 +9,7 @@ rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
 by = collections.defaultdict(dict)
 for r in rows:
     by[r["workload"]][r["impl"]] = r
-variants = sorted({r["impl"] for r in rows if r["impl"].startswith("gpuc+")})
+variants = sorted({r["impl"] for r in rows if r["impl"].startswith("gpuc") and r["impl"] != "gpuc"})
 impls = ["gpuc"] + variants + ["cupy", "cupy.fuse", "jax.jit", "torch.compile"]
 print("| workload | " + " | ".join(impls) + " | gpuc / best peer |")
 print("|---" * (len(impls) + 2) + "|")

@@ -102,7 +102,7 @@ struct Workload {
   double low = -2, high = 2;
 };
 
-/// "gpuc", or GPUC_BENCH_LABEL (device-check.sh labels its variants: "gpuc+vector", ...).
+/// "gpuc", or GPUC_BENCH_LABEL (device-check.sh labels its variants: "gpuc+fast-math", ...).
 std::string Label() {
   const char* label = std::getenv("GPUC_BENCH_LABEL");
   return label ? label : "gpuc";
@@ -256,6 +256,30 @@ void RunLatency(detail::GpuExecutor& gpu) {
     chain(x).copy_to(out.data(), out.size() * 4);
     call_us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
   }
+  // A plan of several kernels: softmax over rows too few for the one-kernel row path (the
+  // max, the sum and the normalization each launch), where replaying the plan as a CUDA
+  // graph (GPUC_CUDA_GRAPHS, on by default) saves launches.
+  auto softmax = compile([](Array v) {
+    Array e = exp(v - max(v, -1, true));
+    return e / sum(e, -1, true);
+  });
+  Array rows = rng.normal({64, 512}, 0.0, 2.0, float32);
+  eval({rows});
+  std::vector<float> softmax_out(64 * 512);
+  for (int i = 0; i < 50; ++i) softmax(rows).copy_to(softmax_out.data(), softmax_out.size() * 4);
+  const detail::GpuBackendStats before = gpu.stats();
+  std::vector<double> softmax_us;
+  for (int i = 0; i < 1000; ++i) {
+    const auto t0 = Clock::now();
+    softmax(rows).copy_to(softmax_out.data(), softmax_out.size() * 4);
+    softmax_us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
+  }
+  const detail::GpuBackendStats after = gpu.stats();
+  Report(
+      "softmax_64x512_call", "us", Median(softmax_us),
+      absl::StrCat(
+          ", \"kernels_per_call\": ", (after.kernel_launches - before.kernel_launches) / 1000.0,
+          ", \"graph_replays_per_call\": ", (after.graph_replays - before.graph_replays) / 1000.0));
   // Where the time goes: the same call evaluated and waited for, without the read-back.
   std::vector<double> run_us;
   for (int i = 0; i < 1000; ++i) {
@@ -330,6 +354,10 @@ int main(int argc, char** argv) {
   absl::StatusOr<detail::GpuExecutor*> gpu = detail::GpuExecutor::Get();
   if (!gpu.ok()) {
     std::fprintf(stderr, "bench_gpu: no GPU: %s\n", std::string(gpu.status().message()).c_str());
+    return 0;
+  }
+  if (argc > 1 && std::string(argv[1]) == "--latency") {
+    RunLatency(**gpu);
     return 0;
   }
   RunCompileTimes();

@@ -308,5 +308,38 @@ TEST(GpuBackendTest, CompiledFunctionsRunOnTheGpu) {
   }
 }
 
+TEST(GpuBackendTest, RepeatedCallsReplayTheirPlanAsACudaGraph) {
+  GPUC_REQUIRE_GPU_EXECUTOR(gpu);
+  // Rows too few for the one-kernel row path: the max, the sum and the normalization are
+  // three launches, which the second and later calls replay as one graph whose nodes get
+  // each call's fresh result addresses.
+  auto softmax = compile([](Array x) {
+    Array e = exp(x - max(x, -1, true));
+    return e / sum(e, -1, true);
+  });
+  random::Generator rng(12);
+  const detail::GpuBackendStats before = gpu.stats();
+  Array y = rng.normal({64, 300}, 0.0, 2.0, float32);
+  for (int call = 0; call < 5; ++call) {
+    const std::vector<float> in = y.to_host<float>();
+    y = softmax(y);  // its own output next: the input address changes too
+    const std::vector<float> got = y.to_host<float>();
+    for (int r = 0; r < 64; ++r) {
+      double top = -INFINITY, total = 0;
+      for (int k = 0; k < 300; ++k) top = std::max<double>(top, in[r * 300 + k]);
+      for (int k = 0; k < 300; ++k) total += std::exp(in[r * 300 + k] - top);
+      for (int k = 0; k < 300; k += 7) {
+        const double want = std::exp(in[r * 300 + k] - top) / total;
+        ASSERT_NEAR(got[r * 300 + k], want, 1e-6 * want + 1e-12)
+            << "call " << call << ", row " << r << ", column " << k;
+      }
+    }
+  }
+  const detail::GpuBackendStats after = gpu.stats();
+  EXPECT_EQ(after.graph_builds - before.graph_builds, 1);
+  EXPECT_EQ(after.graph_replays - before.graph_replays, 4) << "calls 2 to 5";
+  EXPECT_GE(after.graph_node_updates - before.graph_node_updates, 4);
+}
+
 }  // namespace
 }  // namespace gpuc

@@ -223,7 +223,7 @@ absl::StatusOr<std::string> GpuText(const ir::Graph& graph, const passes::Fusion
   gpu_options.fast_math = options.fast_math;
   gpu_options.exact_math = options.exact_math;
   if (const char* v = std::getenv("GPUC_GPU_VECTOR_REDUCTIONS")) {
-    gpu_options.vector_reductions = std::string(v) == "1";
+    gpu_options.vector_reductions = std::string(v) != "0";
   }
   absl::StatusOr<std::unique_ptr<codegen::NvptxCompiler>> compiler =
       codegen::NvptxCompiler::Create(gpu_options);
