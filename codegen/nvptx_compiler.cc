@@ -241,15 +241,6 @@ absl::Status NvptxCompiler::Optimize(llvm::Module& module) {
   module.setDataLayout(machine_->createDataLayout());
   if (absl::Status s = DefineSupportFunctions(module); !s.ok()) return s;
   if (absl::Status s = RetargetMath(module); !s.ok()) return s;
-  if (options_.fast_math) {
-    for (llvm::Function& f : module) {
-      f.addFnAttr("unsafe-fp-math", "true");
-      f.addFnAttr("denormal-fp-math-f32", "preserve-sign");
-      for (llvm::Instruction& inst : llvm::instructions(f)) {
-        if (llvm::isa<llvm::FPMathOperator>(inst)) inst.setFast(true);
-      }
-    }
-  }
   // libdevice reads this flag through NVVMReflect: 0 keeps denormals (IEEE).
   module.addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz", options_.fast_math ? 1 : 0);
   bool needs_libdevice = false;
@@ -268,6 +259,17 @@ absl::Status NvptxCompiler::Optimize(llvm::Module& module) {
     if (llvm::Linker::linkModules(module, std::move(*libdevice),
                                   llvm::Linker::Flags::LinkOnlyNeeded)) {
       return absl::InternalError("linking libdevice failed");
+    }
+  }
+  // Fast math covers libdevice's bodies too (linked above), not only the kernels' own math.
+  if (options_.fast_math) {
+    for (llvm::Function& f : module) {
+      if (f.isDeclaration()) continue;
+      f.addFnAttr("unsafe-fp-math", "true");
+      f.addFnAttr("denormal-fp-math-f32", "preserve-sign");
+      for (llvm::Instruction& inst : llvm::instructions(f)) {
+        if (llvm::isa<llvm::FPMathOperator>(inst)) inst.setFast(true);
+      }
     }
   }
   // Only the kernels stay visible: the rest inlines or goes.
