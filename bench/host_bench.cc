@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include <benchmark/benchmark.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <random>
@@ -22,10 +23,12 @@
 #include "codegen/kernel_emitter.h"
 #include "codegen/kernel_spec.h"
 #include "gpuc/gpuc.h"
+#include "ir/interpreter.h"
 #include "ir/parser.h"
 #include "lib/host_executor.h"
 #include "passes/fusion.h"
 #include "runtime/host_jit.h"
+#include "tools/gpuc/random_inputs.h"
 
 namespace gpuc::bench {
 namespace {
@@ -167,6 +170,37 @@ void BM_FusedChainPlainLoop(benchmark::State& state) {
   state.SetBytesProcessed(state.iterations() * 3 * kChainElements * 4);
 }
 BENCHMARK(BM_FusedChainPlainLoop)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+/// A square f32 matmul graph of side n and its random arguments.
+std::pair<ir::Graph, std::vector<ir::HostTensor>> MatmulCase(int64_t n) {
+  const std::string t = absl::StrCat("f32[", n, ",", n, "]");
+  absl::StatusOr<ir::Graph> graph =
+      ir::Parse(absl::StrCat("func @f(%a: ", t, ", %b: ", t, ") -> (", t,
+                             ") {\n  %c = matmul %a, %b : ", t, "\n  return %c\n}\n"));
+  if (!graph.ok()) std::abort();
+  std::vector<ir::HostTensor> args = tool::RandomArguments(*graph, 1);
+  return {*std::move(graph), std::move(args)};
+}
+
+// matmul on the host: the executor's OpenBLAS GEMM against the interpreter's triple loop
+// (what every library step ran on before), in GFLOP/s.
+void BM_MatmulHostBlas(benchmark::State& state) {
+  auto [graph, args] = MatmulCase(state.range(0));
+  for (auto _ : state) benchmark::DoNotOptimize(detail::HostExecutor::Get().Run(graph, args));
+  state.counters["GFLOP"] = benchmark::Counter(
+      2.0 * std::pow(static_cast<double>(state.range(0)), 3) * state.iterations() / 1e9,
+      benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_MatmulHostBlas)->Arg(128)->Arg(1024)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_MatmulInterpreter(benchmark::State& state) {
+  auto [graph, args] = MatmulCase(state.range(0));
+  for (auto _ : state) benchmark::DoNotOptimize(ir::Interpret(graph, args));
+  state.counters["GFLOP"] = benchmark::Counter(
+      2.0 * std::pow(static_cast<double>(state.range(0)), 3) * state.iterations() / 1e9,
+      benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_MatmulInterpreter)->Arg(128)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 }  // namespace gpuc::bench

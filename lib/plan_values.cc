@@ -2,6 +2,7 @@
 #include "lib/plan_values.h"
 
 #include "ir/interpreter.h"
+#include "lib/host_blas.h"
 
 namespace gpuc::detail {
 
@@ -25,7 +26,11 @@ absl::Status InterpretFusedKernel(const passes::FusedKernel& kernel,
       auto it = local.find(op.get());
       operands.push_back(it != local.end() ? &it->second : &values.at(op.get()));
     }
-    absl::StatusOr<ir::HostTensor> value = ir::InterpretNode(*m, operands);
+    // GEMMs through the CPU BLAS; everything else (and matmuls of other dtypes) through the
+    // interpreter's definitions.
+    absl::StatusOr<ir::HostTensor> value = HostBlasHandles(*m)
+                                               ? HostMatmul(*m, *operands[0], *operands[1])
+                                               : ir::InterpretNode(*m, operands);
     if (!value.ok()) return value.status();
     local[m.get()] = *std::move(value);
   }

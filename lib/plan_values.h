@@ -92,8 +92,9 @@ absl::StatusOr<std::vector<Value>> CollectResults(const ir::Graph& graph,
   return results;
 }
 
-/// Runs `kernel`'s members on the reference interpreter, reading its inputs from `values`
-/// and adding its outputs there (the members in between are not kept).
+/// Runs `kernel`'s members on the host, reading its inputs from `values` and adding its
+/// outputs there (the members in between are not kept): matmuls of BLAS dtypes through the
+/// CPU BLAS (lib/host_blas.h), the rest on the reference interpreter.
 absl::Status InterpretFusedKernel(const passes::FusedKernel& kernel,
                                   PlanValues<ir::HostTensor>& values);
 

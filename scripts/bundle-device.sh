@@ -2,7 +2,7 @@
 # bundle-device.sh — build gpuc for the GPU machine and pack it for the device tool's `carry`.
 #
 # Builds with GPUC_STATIC_DEPS (LLVM, GoogleTest and the C++ runtime static) into build-device/,
-# then packs bin/, lib/libgpuc.so and the shared libraries the GPU machine lacks (Abseil) into
+# then packs bin/, lib/libgpuc.so and the shared libraries the GPU machine lacks (Abseil, OpenBLAS and its Fortran runtime) into
 # carry/gpuc-device.tar.gz. On the device:  tar xzf carry/gpuc-device.tar.gz -C /tmp
 # and run /tmp/gpuc-device/bin/gpuc (the $ORIGIN run path finds the libraries).
 set -euo pipefail
@@ -17,7 +17,7 @@ cp build-device/bin/gpuc build-device/test/unit/gpuc_unit_tests build-device/tes
 cp build-device/lib/libgpuc.so "$stage/lib/"
 # Every Abseil (and Benchmark) library the binaries need, found by the loader here.
 for binary in "$stage"/bin/* "$stage"/lib/libgpuc.so; do ldd "$binary"; done |
-  awk '/libabsl|libbenchmark/ {print $3}' | sort -u | xargs -r cp -L -t "$stage/lib/"
+  awk '/libabsl|libbenchmark|libopenblas|libgfortran|libquadmath/ {print $3}' | sort -u | xargs -r cp -L -t "$stage/lib/"
 strip --strip-unneeded "$stage"/bin/* "$stage"/lib/*
 mkdir -p carry
 tar czf carry/gpuc-device.tar.gz -C "$(dirname "$stage")" gpuc-device

@@ -12,6 +12,7 @@ packages=(
   zlib1g-dev libzstd-dev libxml2-dev libedit-dev libffi-dev libcurl4-openssl-dev  # LLVMExports link needs
   libabsl-dev nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev
   libdlpack-dev                               # DLPack import and export (header only)
+  libopenblas-dev                             # CBLAS GEMMs for matmul on the host
   python3-numpy python3-scipy                 # the NumPy reference for fixtures and checks
   clang-format
 )

@@ -93,7 +93,7 @@ void CheckAgainstInterpreter(detail::GpuExecutor& gpu, const ir::Graph& graph,
   ASSERT_EQ(got->size(), want->size());
   for (size_t r = 0; r < want->size(); ++r) {
     EXPECT_EQ(test::CompareTensors((*got)[r], (*want)[r],
-                                   test::DifferentialTolerance((*want)[r].dtype())),
+                                   test::DifferentialTolerance(graph, (*want)[r].dtype())),
               "")
         << "result " << r;
   }

@@ -58,7 +58,7 @@ void CheckGraph(uint64_t seed) {
   ASSERT_EQ(got->size(), want->size());
   for (size_t r = 0; r < want->size(); ++r) {
     const std::string difference = test::CompareTensors(
-        (*got)[r], (*want)[r], test::DifferentialTolerance((*want)[r].dtype()));
+        (*got)[r], (*want)[r], test::DifferentialTolerance(graph, (*want)[r].dtype()));
     EXPECT_EQ(difference, "") << "result " << r;
   }
 }

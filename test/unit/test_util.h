@@ -40,6 +40,10 @@ int DifferentialGraphCount();
 /// are always exact): a few units in the last place, for sums whose order differs between
 /// the interpreter and generated code.
 std::string DifferentialTolerance(ir::DType dtype);
+/// The same for a result of `graph`: looser for f32/f64 (and complex) results when the graph
+/// has an f32 or complex64 matmul, which the host computes with the BLAS's blocked fused
+/// multiply-adds (errors scale with the sum of |a||b|, not with the result).
+std::string DifferentialTolerance(const ir::Graph& graph, ir::DType dtype);
 
 /// Empty when `actual` matches `expected` under `tolerance` ("exact", "value", "ulp4",
 /// "rel1e-5", ...); otherwise a description of the first mismatches. NaN matches NaN; "exact"

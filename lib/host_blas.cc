@@ -1,0 +1,117 @@
+//===- host_blas.cc - Library ops on the host through a CPU BLAS ----------===//
+#include "lib/host_blas.h"
+
+#include <cblas.h>
+
+#include <complex>
+#include <cstring>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "ir/interpreter_kernels.h"
+#include "ir/shape.h"
+#include "ir/wide_value.h"
+
+namespace gpuc::detail {
+namespace {
+
+using ir::DType;
+using ir::HostTensor;
+
+/// `t` with every element converted to `dtype` (itself when it already has it).
+HostTensor Converted(const HostTensor& t, DType dtype) {
+  if (t.dtype() == dtype) return t;
+  HostTensor out(ir::TensorType{dtype, t.shape()});
+  for (int64_t i = 0; i < t.shape().num_elements(); ++i) {
+    ir::StoreElement(dtype, out.element(i),
+                     ir::ConvertTo(dtype, ir::LoadElement(t.dtype(), t.element(i))));
+  }
+  return out;
+}
+
+/// C (m×n) = A (m×k) · B (k×n), all row-major and contiguous.
+void Gemm(DType dtype, int64_t m, int64_t n, int64_t k, const std::byte* a, const std::byte* b,
+          std::byte* c) {
+  const blasint M = static_cast<blasint>(m), N = static_cast<blasint>(n),
+                K = static_cast<blasint>(k);
+  // Leading dimensions must be at least 1 even for empty matrices.
+  const blasint lda = std::max<blasint>(1, K), ldb = std::max<blasint>(1, N),
+                ldc = std::max<blasint>(1, N);
+  switch (dtype) {
+    case DType::kFloat32:
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f,
+                  reinterpret_cast<const float*>(a), lda, reinterpret_cast<const float*>(b), ldb,
+                  0.0f, reinterpret_cast<float*>(c), ldc);
+      break;
+    case DType::kFloat64:
+      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0,
+                  reinterpret_cast<const double*>(a), lda, reinterpret_cast<const double*>(b), ldb,
+                  0.0, reinterpret_cast<double*>(c), ldc);
+      break;
+    case DType::kComplex64: {
+      const std::complex<float> one(1), zero(0);
+      cblas_cgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, &one, a, lda, b, ldb, &zero,
+                  c, ldc);
+      break;
+    }
+    default: {  // complex128
+      const std::complex<double> one(1), zero(0);
+      cblas_zgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, &one, a, lda, b, ldb, &zero,
+                  c, ldc);
+      break;
+    }
+  }
+}
+
+}  // namespace
+
+bool HostBlasHandles(const ir::Node& node) {
+  if (node.op() != ir::OpCode::kMatmul) return false;
+  switch (node.dtype()) {
+    case DType::kFloat32:
+    case DType::kFloat64:
+    case DType::kComplex64:
+    case DType::kComplex128:
+      return true;
+    default:
+      return false;
+  }
+}
+
+absl::StatusOr<HostTensor> HostMatmul(const ir::Node& node, const HostTensor& a_in,
+                                      const HostTensor& b_in) {
+  const DType dtype = node.dtype();
+  const HostTensor a = Converted(a_in, dtype), b = Converted(b_in, dtype);
+  // 1-D operands become a row (a) or a column (b) matrix, as NumPy's matmul does.
+  std::vector<int64_t> ad = a.shape().dims(), bd = b.shape().dims();
+  if (ad.size() == 1) ad.insert(ad.begin(), 1);
+  if (bd.size() == 1) bd.push_back(1);
+  const int64_t m = ad[ad.size() - 2], k = ad.back(), n = bd.back();
+  if (bd[bd.size() - 2] != k) {
+    return absl::InvalidArgumentError(absl::StrCat("matmul: inner dimensions of ",
+                                                   a.type().ToString(), " and ",
+                                                   b.type().ToString(), " differ"));
+  }
+  const ir::Shape a_batch(std::vector<int64_t>(ad.begin(), ad.end() - 2));
+  const ir::Shape b_batch(std::vector<int64_t>(bd.begin(), bd.end() - 2));
+  absl::StatusOr<ir::Shape> batch = ir::BroadcastShapes(a_batch, b_batch);
+  if (!batch.ok()) return batch.status();
+  HostTensor out(node.type());
+  const int64_t size = ir::DTypeSize(dtype);
+  std::vector<int64_t> index(batch->rank());
+  for (int64_t i = 0; i < batch->num_elements(); ++i) {
+    ir::UnflattenIndex(i, *batch, absl::MakeSpan(index));
+    const int64_t a_offset = ir::interp::BroadcastOffset(index, a_batch) * m * k;
+    const int64_t b_offset = ir::interp::BroadcastOffset(index, b_batch) * k * n;
+    std::byte* c = out.element(i * m * n);
+    if (m == 0 || n == 0) continue;
+    if (k == 0) {  // an empty sum: zeros (the BLAS need not touch C then)
+      std::memset(c, 0, static_cast<size_t>(m * n * size));
+      continue;
+    }
+    Gemm(dtype, m, n, k, a.element(a_offset), b.element(b_offset), c);
+  }
+  return out;
+}
+
+}  // namespace gpuc::detail
