@@ -49,6 +49,22 @@ TEST_F(ApiErrors, ShapesThatDoNotBroadcast) {
   ExpectError([] { (void)broadcast_to(f32_2x3, {3, 3}); }, {"broadcast_to", "[2,3]", "[3,3]"});
 }
 
+TEST_F(ApiErrors, ProductsOfShapesThatDoNotFit) {
+  ExpectError([] { (void)matmul(f32_2x3, f32_2x3); },
+              {"matmul", "f32[2,3]", "(3 vs 2)", "api_errors_test.cc"});
+  ExpectError([] { (void)matmul(f32_2x3, full({}, 2.0)); }, {"matmul", "rank >= 1"});
+  ExpectError(
+      [] {
+        (void)tensordot(f32_2x3, ones({4, 2}), {1}, {0});
+      },
+      {"tensordot", "axis 1 of f32[2,3]", "axis 0 of f64[4,2]"});
+  ExpectError([] { (void)tensordot(f32_2x3, f32_2x3, 3); }, {"tensordot", "3 axes"});
+  ExpectError([] { (void)trace(ones({4})); }, {"trace", "f64[4]", "fewer than 2 axes"});
+  ExpectError([] { (void)vdot(ones({4}, complex64), ones({4}, complex64)); },
+              {"vdot", "c64[4]", "conjugate"});
+  ExpectError([] { (void)dot(ones({2, 3, 4}), ones({5, 2})); }, {"tensordot", "[2,3,4]"});
+}
+
 TEST_F(ApiErrors, DtypesAnOpDoesNotTake) {
   ExpectError([] { (void)(f32_2x3 & f32_2x3); }, {"bitwise_and", "f32", "api_errors_test.cc"});
   EXPECT_EQ(exp(ones({2}, bool_)).dtype(), float16);  // not an error: NumPy computes in f16

@@ -1,0 +1,68 @@
+//===- gpuc/linalg.h - Products of arrays ---------------------------------===//
+//
+// NumPy's products: matmul (the `@` operator) records a library node that runs as a GEMM
+// (OpenBLAS on the host); dot, inner and tensordot are transposes and reshapes around one
+// matmul, which the compiler fuses into the code around the call; outer and trace are
+// elementwise products and sums. Result dtypes are NumPy's (NEP 50). Shapes that do not fit
+// raise gpuc::Error naming both and the caller's line.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GPUC_LINALG_H_
+#define GPUC_LINALG_H_
+
+#include <source_location>
+#include <vector>
+
+#include "gpuc/array.h"
+
+namespace gpuc {
+
+/// a @ b: 1-D operands are promoted to a row (a) or column (b) matrix and the added axis
+/// removed from the result; batch axes broadcast. 0-d operands are an error, as in NumPy.
+Array matmul(const Array& a, const Array& b,
+             std::source_location site = std::source_location::current());
+
+/// numpy.dot: a * b for a 0-d operand; matmul for 1-D and 2-D operands and for b 1-D;
+/// otherwise the sum over a's last axis and b's second-to-last.
+Array dot(const Array& a, const Array& b,
+          std::source_location site = std::source_location::current());
+
+/// numpy.vdot for real arrays: both flattened, then their inner product. (Complex operands
+/// raise an error: the conjugate is not an op of gpuc yet.)
+Array vdot(const Array& a, const Array& b,
+           std::source_location site = std::source_location::current());
+
+/// numpy.inner: the sum over the last axes of both (a * b for a 0-d operand).
+Array inner(const Array& a, const Array& b,
+            std::source_location site = std::source_location::current());
+
+/// numpy.outer: both flattened, result[i, j] = a[i] * b[j].
+Array outer(const Array& a, const Array& b,
+            std::source_location site = std::source_location::current());
+
+/// numpy.tensordot: sums the products over `axes_a` of a paired with `axes_b` of b (negative
+/// axes count from the end); the result's axes are a's others, then b's others.
+Array tensordot(const Array& a, const Array& b, const std::vector<int64_t>& axes_a,
+                const std::vector<int64_t>& axes_b,
+                std::source_location site = std::source_location::current());
+/// The last `axes` axes of a against the first `axes` of b (numpy.tensordot(a, b, axes)).
+Array tensordot(const Array& a, const Array& b, int64_t axes = 2,
+                std::source_location site = std::source_location::current());
+
+/// numpy.trace: the sum of the main diagonal over the first two axes (the others kept), with
+/// sum's result dtype.
+Array trace(const Array& a, std::source_location site = std::source_location::current());
+
+namespace linalg {
+
+/// numpy.linalg.norm with ord=None: the 2-norm of the flattened array (Frobenius for
+/// matrices); integers and bools in float64, complex arrays by their magnitudes.
+Array norm(const Array& x, std::source_location site = std::source_location::current());
+/// The 2-norm of the vectors along `axis`.
+Array norm(const Array& x, int64_t axis, bool keepdims = false,
+           std::source_location site = std::source_location::current());
+
+}  // namespace linalg
+}  // namespace gpuc
+
+#endif  // GPUC_LINALG_H_
