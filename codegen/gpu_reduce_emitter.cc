@@ -393,37 +393,38 @@ class ReducePhaseEmitter {
     llvm::Value* stop =
         b.CreateBinaryIntrinsic(llvm::Intrinsic::umin, b.CreateAdd(start, k.chunk()), count);
     const ir::Shape kept_shape(kept_dims_);
-    if (rows_mapping_) {
-      EmitLoop(
-          b, k.Block(), rows,
-          [&](llvm::Value* row) {
-            for (Accumulator& acc : accs) acc.StartCombinable();
-            Index kept = e.Delinearize(row, kept_shape);
-            EmitBlockPositions(k, accs, kept, start, stop, count, k.chunk());
-            BlockMerge(k, accs, [&] {
-              std::vector<Accumulator::State> states;
-              for (Accumulator& acc : accs) states.push_back(acc.Load());
-              StoreRow(k, accs, states, split, row, rows, count);
-            });
-            return b.CreateAdd(row, k.Blocks());
-          },
-          "row");
-    } else {
-      EmitLoop(
-          b, k.GlobalThread(), rows,
-          [&](llvm::Value* row) {
-            for (Accumulator& acc : accs) acc.StartCombinable();
-            Index kept = e.Delinearize(row, kept_shape);
-            EmitPositions(k, accs, kept, start, stop, e.IndexConstant(1));
-            std::vector<Accumulator::State> states;
-            for (Accumulator& acc : accs) states.push_back(acc.Load());
-            StoreRow(k, accs, states, split, row, rows, count);
-            return b.CreateAdd(row, k.GridThreads());
-          },
-          "row");
-    }
+    auto store_row = [&](llvm::Value* row) {
+      std::vector<Accumulator::State> states;
+      for (Accumulator& acc : accs) states.push_back(acc.Load());
+      StoreRow(k, accs, states, split, row, rows, count);
+    };
+    ForEachRow(k, rows, [&](llvm::Value* row) {
+      for (Accumulator& acc : accs) acc.StartCombinable();
+      Index kept = e.Delinearize(row, kept_shape);
+      if (rows_mapping_) {
+        EmitBlockPositions(k, accs, kept, start, stop, count, k.chunk());
+        BlockMerge(k, accs, [&] { store_row(row); });
+      } else {
+        EmitPositions(k, accs, kept, start, stop, e.IndexConstant(1));
+        store_row(row);
+      }
+    });
     k.Finish();
     return e.unsupported();
+  }
+
+  /// for each kept row: a block per row (rows mapping) or a thread per row, striding over
+  /// the grid; `body` emits the row's work.
+  void ForEachRow(KernelBuilder& k, llvm::Value* rows,
+                  const std::function<void(llvm::Value*)>& body) {
+    llvm::IRBuilder<>& b = k.b();
+    EmitLoop(
+        b, rows_mapping_ ? k.Block() : k.GlobalThread(), rows,
+        [&](llvm::Value* row) {
+          body(row);
+          return b.CreateAdd(row, rows_mapping_ ? k.Blocks() : k.GridThreads());
+        },
+        "row");
   }
 
   /// Merges the partial states of row `row`'s splits [first, splits), every step-th, into
@@ -467,27 +468,16 @@ class ReducePhaseEmitter {
         k.values().Store(r->dtype(), accs[i].Finish(count), e.ElementPointer(r, row));
       }
     };
-    if (rows_mapping_) {
-      EmitLoop(
-          b, k.Block(), rows,
-          [&](llvm::Value* row) {
-            for (Accumulator& acc : accs) acc.StartCombinable();
-            CombineSplits(k, accs, row, rows, k.ThreadInBlock(), k.BlockThreads());
-            BlockMerge(k, accs, [&] { store_results(row); });
-            return b.CreateAdd(row, k.Blocks());
-          },
-          "row");
-    } else {
-      EmitLoop(
-          b, k.GlobalThread(), rows,
-          [&](llvm::Value* row) {
-            for (Accumulator& acc : accs) acc.StartCombinable();
-            CombineSplits(k, accs, row, rows, e.IndexConstant(0), e.IndexConstant(1));
-            store_results(row);
-            return b.CreateAdd(row, k.GridThreads());
-          },
-          "row");
-    }
+    ForEachRow(k, rows, [&](llvm::Value* row) {
+      for (Accumulator& acc : accs) acc.StartCombinable();
+      if (rows_mapping_) {
+        CombineSplits(k, accs, row, rows, k.ThreadInBlock(), k.BlockThreads());
+        BlockMerge(k, accs, [&] { store_results(row); });
+      } else {
+        CombineSplits(k, accs, row, rows, e.IndexConstant(0), e.IndexConstant(1));
+        store_results(row);
+      }
+    });
     k.Finish();
     return e.unsupported();
   }
