@@ -22,6 +22,10 @@ using Complex = std::complex<double>;
 HostTensor Matmul(const Node& node, const HostTensor& a, const HostTensor& b) {
   HostTensor out(node.type());
   const DType loop = node.dtype();
+  // NumPy multiplies and sums float16 (and gpuc bfloat16) products in float32 and rounds
+  // once at the end; every other dtype computes in its own.
+  const DType acc_type =
+      loop == DType::kFloat16 || loop == DType::kBFloat16 ? DType::kFloat32 : loop;
   // Promote 1-D operands to matrices (NumPy), then index batch axes with broadcasting.
   std::vector<int64_t> ad = a.shape().dims(), bd = b.shape().dims();
   if (ad.size() == 1) ad.insert(ad.begin(), 1);
@@ -38,14 +42,16 @@ HostTensor Matmul(const Node& node, const HostTensor& a, const HostTensor& b) {
     int64_t b_base = BroadcastOffset(batch_index, b_batch) * k * n;
     for (int64_t i = 0; i < m; ++i) {
       for (int64_t j = 0; j < n; ++j) {
-        WideValue acc = ConvertTo(loop, WideValue::Signed(0));
+        WideValue acc = ConvertTo(acc_type, WideValue::Signed(0));
         for (int64_t p = 0; p < k; ++p) {
-          WideValue x = ConvertTo(loop, LoadElement(a.dtype(), a.element(a_base + i * k + p)));
-          WideValue y = ConvertTo(loop, LoadElement(b.dtype(), b.element(b_base + p * n + j)));
-          acc = EvalElementwise(OpCode::kAdd, loop,
-                                {acc, EvalElementwise(OpCode::kMul, loop, {x, y})});
+          WideValue x = ConvertTo(
+              acc_type, ConvertTo(loop, LoadElement(a.dtype(), a.element(a_base + i * k + p))));
+          WideValue y = ConvertTo(
+              acc_type, ConvertTo(loop, LoadElement(b.dtype(), b.element(b_base + p * n + j))));
+          acc = EvalElementwise(OpCode::kAdd, acc_type,
+                                {acc, EvalElementwise(OpCode::kMul, acc_type, {x, y})});
         }
-        StoreElement(node.dtype(), out.element(out_pos++), acc);
+        StoreElement(node.dtype(), out.element(out_pos++), ConvertTo(loop, acc));
       }
     }
   }

@@ -68,6 +68,8 @@ void Gemm(DType dtype, int64_t m, int64_t n, int64_t k, const std::byte* a, cons
 bool HostBlasHandles(const ir::Node& node) {
   if (node.op() != ir::OpCode::kMatmul) return false;
   switch (node.dtype()) {
+    case DType::kFloat16:
+    case DType::kBFloat16:
     case DType::kFloat32:
     case DType::kFloat64:
     case DType::kComplex64:
@@ -80,8 +82,12 @@ bool HostBlasHandles(const ir::Node& node) {
 
 absl::StatusOr<HostTensor> HostMatmul(const ir::Node& node, const HostTensor& a_in,
                                       const HostTensor& b_in) {
-  const DType dtype = node.dtype();
-  const HostTensor a = Converted(a_in, dtype), b = Converted(b_in, dtype);
+  // Half types compute in float32 and round once, as NumPy's float16 matmul does.
+  const DType loop = node.dtype();
+  const bool half = loop == DType::kFloat16 || loop == DType::kBFloat16;
+  const DType dtype = half ? DType::kFloat32 : loop;
+  const HostTensor a = Converted(Converted(a_in, loop), dtype);
+  const HostTensor b = Converted(Converted(b_in, loop), dtype);
   // 1-D operands become a row (a) or a column (b) matrix, as NumPy's matmul does.
   std::vector<int64_t> ad = a.shape().dims(), bd = b.shape().dims();
   if (ad.size() == 1) ad.insert(ad.begin(), 1);
@@ -96,7 +102,7 @@ absl::StatusOr<HostTensor> HostMatmul(const ir::Node& node, const HostTensor& a_
   const ir::Shape b_batch(std::vector<int64_t>(bd.begin(), bd.end() - 2));
   absl::StatusOr<ir::Shape> batch = ir::BroadcastShapes(a_batch, b_batch);
   if (!batch.ok()) return batch.status();
-  HostTensor out(node.type());
+  HostTensor out(ir::TensorType{dtype, node.type().shape});
   const int64_t size = ir::DTypeSize(dtype);
   std::vector<int64_t> index(batch->rank());
   for (int64_t i = 0; i < batch->num_elements(); ++i) {
@@ -111,7 +117,7 @@ absl::StatusOr<HostTensor> HostMatmul(const ir::Node& node, const HostTensor& a_
     }
     Gemm(dtype, m, n, k, a.element(a_offset), b.element(b_offset), c);
   }
-  return out;
+  return Converted(out, loop);
 }
 
 }  // namespace gpuc::detail

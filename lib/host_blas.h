@@ -2,9 +2,10 @@
 //
 // matmul nodes of f32, f64, complex64 and complex128 run as (batched) GEMMs through OpenBLAS's
 // CBLAS interface, with NumPy's semantics: 1-D operands promoted to matrices, batch axes
-// broadcast, operands converted to the result type first. Both executors' library steps use
-// it (lib/plan_values.h); the interpreter's triple loop stays the reference the tests compare
-// against. Other dtypes (integers, bool, f16, bf16) keep the interpreter's definition for now.
+// broadcast, operands converted to the result type first; f16 and bf16 as f32 GEMMs rounded
+// once (NumPy's float16 matmul sums in float32). Both executors' library steps use it
+// (lib/plan_values.h); the interpreter's triple loop stays the reference the tests compare
+// against. Integer and bool products keep the interpreter's definition.
 //
 // OpenBLAS (Debian's libopenblas-dev, BSD-licensed) because it is the CPU BLAS the issue names,
 // it is what NumPy links on Debian, and its GEMM kernels are tuned per CPU at run time.

@@ -113,6 +113,7 @@ const std::map<std::string, CaseFn>& Cases() {
       {"matmul_f32a_f32m43", [](const Inputs& in) { return matmul(in[0], in[1]); }},
       {"matmul_c128m23_c128m34", [](const Inputs& in) { return matmul(in[0], in[1]); }},
       {"matmul_i32a_i32small_T", [](const Inputs& in) { return matmul(in[0], transpose(in[1])); }},
+      {"matmul_f16m_f16m_T", [](const Inputs& in) { return matmul(in[0], transpose(in[0])); }},
       {"dot_f64big_f64b362", [](const Inputs& in) { return dot(in[0], in[1]); }},
       {"dot_f64a_f32b", [](const Inputs& in) { return dot(in[0], in[1]); }},
       {"dot_zero_d_f64a", [](const Inputs& in) { return dot(in[0], in[1]); }},
