@@ -65,6 +65,16 @@ TEST_F(ApiErrors, ProductsOfShapesThatDoNotFit) {
   ExpectError([] { (void)dot(ones({2, 3, 4}), ones({5, 2})); }, {"tensordot", "[2,3,4]"});
 }
 
+TEST_F(ApiErrors, TransformsOfBadSizesNormsOrTypes) {
+  ExpectError([] { (void)fft::fft(f32_2x3, 0); },
+              {"fft", "invalid number of data points (0)", "f32[2,3]"});
+  ExpectError([] { (void)fft::fft(f32_2x3, std::nullopt, -1, "unitary"); }, {"fft", "\"unitary\""});
+  ExpectError([] { (void)fft::rfft(ones({4}, complex128)); }, {"rfft", "c128[4]", "real input"});
+  ExpectError([] { (void)fft::fft(full({}, 1.0)); }, {"fft", "f64[]", "no axis"});
+  ExpectError([] { (void)fft::fftn(f32_2x3, {4, 4, 4}); }, {"fftn", "3 sizes"});
+  ExpectError([] { (void)fft::fftfreq(0); }, {"fftfreq", "positive"});
+}
+
 TEST_F(ApiErrors, DtypesAnOpDoesNotTake) {
   ExpectError([] { (void)(f32_2x3 & f32_2x3); }, {"bitwise_and", "f32", "api_errors_test.cc"});
   EXPECT_EQ(exp(ones({2}, bool_)).dtype(), float16);  // not an error: NumPy computes in f16

@@ -1,0 +1,57 @@
+//===- gpuc/fft.h - Discrete Fourier transforms ---------------------------===//
+//
+// numpy.fft's transforms with NumPy 2's result types: float32, float16 and complex64 inputs
+// give complex64, everything else complex128. `n` / `s` crop or zero-pad each transformed
+// axis first; `norm` is "backward" (the default: 1/n on the inverse), "ortho" (1/sqrt(n) both
+// ways) or "forward" (1/n on the forward transform). Each transform records one fft library
+// node over all its axes; crops, pads and the real-to-complex conversion are views and
+// elementwise nodes that fuse into the code around it. On the host the node runs the
+// interpreter's direct DFT for now (O(n^2) per line: a CPU FFT library and cuFFT are the next
+// steps, issue 8). The inverse real transforms (irfft, irfftn) need the complex conjugate,
+// which is not an op yet.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GPUC_FFT_H_
+#define GPUC_FFT_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpuc/array.h"
+
+namespace gpuc::fft {
+
+Array fft(const Array& a, std::optional<int64_t> n = std::nullopt, int64_t axis = -1,
+          const std::string& norm = "backward");
+Array ifft(const Array& a, std::optional<int64_t> n = std::nullopt, int64_t axis = -1,
+           const std::string& norm = "backward");
+/// Over `axes` (every axis when empty, or the last s.size() when only `s` is given), each
+/// cropped or padded to `s` when given.
+Array fftn(const Array& a, const std::vector<int64_t>& s = {},
+           const std::vector<int64_t>& axes = {}, const std::string& norm = "backward");
+Array ifftn(const Array& a, const std::vector<int64_t>& s = {},
+            const std::vector<int64_t>& axes = {}, const std::string& norm = "backward");
+Array fft2(const Array& a, const std::vector<int64_t>& s = {},
+           const std::vector<int64_t>& axes = {-2, -1}, const std::string& norm = "backward");
+Array ifft2(const Array& a, const std::vector<int64_t>& s = {},
+            const std::vector<int64_t>& axes = {-2, -1}, const std::string& norm = "backward");
+/// The transform of a real array, keeping the n / 2 + 1 non-negative frequencies of `axis`.
+Array rfft(const Array& a, std::optional<int64_t> n = std::nullopt, int64_t axis = -1,
+           const std::string& norm = "backward");
+/// fftn of a real array, the last transformed axis halved as rfft does.
+Array rfftn(const Array& a, const std::vector<int64_t>& s = {},
+            const std::vector<int64_t>& axes = {}, const std::string& norm = "backward");
+
+/// The sample frequencies of an n-point transform with sample spacing d (float64).
+Array fftfreq(int64_t n, double d = 1.0);
+/// Those of rfft: 0 .. n / 2.
+Array rfftfreq(int64_t n, double d = 1.0);
+/// Moves the zero frequency to the middle of `axes` (every axis when empty).
+Array fftshift(const Array& x, const std::vector<int64_t>& axes = {});
+/// The inverse of fftshift.
+Array ifftshift(const Array& x, const std::vector<int64_t>& axes = {});
+
+}  // namespace gpuc::fft
+
+#endif  // GPUC_FFT_H_
