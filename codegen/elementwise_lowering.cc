@@ -502,6 +502,16 @@ llvm::Value* EmitNativeElementwise(ValueLowering& values, OpCode op, DType loop,
   }
   const DTypeKind kind = ir::KindOf(loop);
   if (op == OpCode::kPhilox) return EmitPhilox(b, a, c);
+  // Parts of complex values; a real value is its own conjugate and real part.
+  if (op == OpCode::kConj || op == OpCode::kReal || op == OpCode::kImag) {
+    if (kind == DTypeKind::kComplex) {
+      if (op == OpCode::kConj) {
+        return b.CreateInsertValue(a, b.CreateFNeg(b.CreateExtractValue(a, 1)), 1);
+      }
+      return b.CreateExtractValue(a, op == OpCode::kReal ? 0 : 1);
+    }
+    return op == OpCode::kImag ? llvm::Constant::getNullValue(a->getType()) : a;
+  }
   if (kind == DTypeKind::kComplex) return EmitComplex(b, op, loop, a, c);
   if (std::optional<llvm::CmpInst::Predicate> p = Comparison(op, kind)) {
     return b.CreateCmp(*p, a, c);

@@ -136,6 +136,11 @@ WideValue EvalSigned(OpCode op, int bits, int64_t a, int64_t b) {
       return s(WrapSub(0, a));
     case OpCode::kAbs:
       return s(a < 0 ? WrapSub(0, a) : a);
+    case OpCode::kConj:
+    case OpCode::kReal:
+      return s(a);
+    case OpCode::kImag:
+      return s(0);
     case OpCode::kSign:
       return s(a > 0 ? 1 : (a < 0 ? -1 : 0));
     case OpCode::kSquare:
@@ -177,7 +182,11 @@ WideValue EvalUnsigned(OpCode op, int bits, uint64_t a, uint64_t b) {
       return u(0 - a);
     case OpCode::kAbs:
     case OpCode::kRound:
+    case OpCode::kConj:
+    case OpCode::kReal:
       return u(a);
+    case OpCode::kImag:
+      return u(0);
     case OpCode::kSign:
       return u(a > 0 ? 1 : 0);
     case OpCode::kSquare:
@@ -208,7 +217,11 @@ WideValue EvalBool(OpCode op, bool a, bool b) {
     case OpCode::kInvert:
       return p(!a);
     case OpCode::kAbs:
+    case OpCode::kConj:
+    case OpCode::kReal:
       return p(a);
+    case OpCode::kImag:
+      return p(false);
     default:
       return {};
   }
@@ -271,6 +284,11 @@ WideValue EvalFloat(OpCode op, double a, double b) {
       return f(-a);
     case OpCode::kAbs:
       return f(std::fabs(a));
+    case OpCode::kConj:
+    case OpCode::kReal:
+      return f(a);
+    case OpCode::kImag:
+      return f(0.0);
     case OpCode::kSign:
       return f(a > 0 ? 1.0 : (a < 0 ? -1.0 : (a == 0 ? 0.0 : a)));
     case OpCode::kSquare:
@@ -378,6 +396,12 @@ WideValue EvalComplex(OpCode op, Complex a, Complex b) {
       return c(-a);
     case OpCode::kAbs:
       return WideValue::Float(std::abs(a));
+    case OpCode::kConj:
+      return c(std::conj(a));
+    case OpCode::kReal:
+      return WideValue::Float(a.real());
+    case OpCode::kImag:
+      return WideValue::Float(a.imag());
     // NumPy 2: sign(z) = z / |z|, and 0 for 0.
     case OpCode::kSign:
       return c(a == Complex(0, 0) ? a : a / std::abs(a));

@@ -20,6 +20,10 @@ namespace gpuc {
   X(negative) \
   X(positive) \
   X(abs) \
+  X(conj) \
+  X(conjugate) \
+  X(real) \
+  X(imag) \
   X(absolute) \
   X(sign) \
   X(square) \

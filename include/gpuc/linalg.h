@@ -27,8 +27,7 @@ Array matmul(const Array& a, const Array& b,
 Array dot(const Array& a, const Array& b,
           std::source_location site = std::source_location::current());
 
-/// numpy.vdot for real arrays: both flattened, then their inner product. (Complex operands
-/// raise an error: the conjugate is not an op of gpuc yet.)
+/// numpy.vdot: both flattened, the first conjugated, then their inner product.
 Array vdot(const Array& a, const Array& b,
            std::source_location site = std::source_location::current());
 

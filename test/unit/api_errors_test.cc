@@ -60,8 +60,8 @@ TEST_F(ApiErrors, ProductsOfShapesThatDoNotFit) {
       {"tensordot", "axis 1 of f32[2,3]", "axis 0 of f64[4,2]"});
   ExpectError([] { (void)tensordot(f32_2x3, f32_2x3, 3); }, {"tensordot", "3 axes"});
   ExpectError([] { (void)trace(ones({4})); }, {"trace", "f64[4]", "fewer than 2 axes"});
-  ExpectError([] { (void)vdot(ones({4}, complex64), ones({4}, complex64)); },
-              {"vdot", "c64[4]", "conjugate"});
+  ExpectError([] { (void)vdot(ones({4}, complex64), ones({5}, complex64)); },
+              {"vdot", "c64[4]", "c64[5]", "different sizes"});
   ExpectError([] { (void)dot(ones({2, 3, 4}), ones({5, 2})); }, {"tensordot", "[2,3,4]"});
 }
 
