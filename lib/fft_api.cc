@@ -169,6 +169,40 @@ Array rfftn(const Array& a, const std::vector<int64_t>& s, const std::vector<int
                       plan.sizes.back());
 }
 
+Array irfft(const Array& a, std::optional<int64_t> n, int64_t axis, const std::string& norm) {
+  CheckNorm("irfft", norm);
+  const Plan plan = OneAxis("irfft", a, std::nullopt, axis);
+  const int64_t d = plan.axes[0], m = a.shape()[d];
+  const int64_t length = n.value_or(2 * (m - 1));
+  if (length < 1) {
+    detail::ThrowInvalid(absl::StrCat("irfft: invalid number of data points (", length,
+                                      ") along axis ", d, " of ", TypeText(a)));
+  }
+  // The n / 2 + 1 frequencies the output needs, then the negative ones: full[k] =
+  // conj(half[n - k]) for k past them. The real part of the inverse drops what the zero and
+  // Nyquist frequencies' imaginary parts would add (purely imaginary terms), as C2R does.
+  const Array half = Resized("irfft", astype(a, ComplexTypeOf(a.dtype())), d, length / 2 + 1, a);
+  std::vector<int64_t> mirrored;
+  for (int64_t k = length / 2 + 1; k < length; ++k) mirrored.push_back(length - k);
+  Array full = half;
+  if (!mirrored.empty()) full = concatenate({half, take(conj(half), array(mirrored), d)}, d);
+  return real(ifft(full, std::nullopt, d, norm));
+}
+
+Array irfftn(const Array& a, const std::vector<int64_t>& s, const std::vector<int64_t>& axes,
+             const std::string& norm) {
+  const Plan plan = PlanAxes("irfftn", a, s, axes);
+  Array x = a;
+  if (plan.axes.size() > 1) {
+    const std::vector<int64_t> outer(plan.axes.begin(), plan.axes.end() - 1);
+    const std::vector<int64_t> sizes(plan.sizes.begin(), plan.sizes.end() - 1);
+    x = ifftn(x, s.empty() ? std::vector<int64_t>{} : sizes, outer, norm);
+  }
+  std::optional<int64_t> last;
+  if (!s.empty()) last = s.back();
+  return irfft(x, last, plan.axes.back(), norm);
+}
+
 Array fftfreq(int64_t n, double d) {
   if (n < 1) detail::ThrowInvalid(absl::StrCat("fftfreq: n must be positive, not ", n));
   std::vector<double> f(static_cast<size_t>(n));

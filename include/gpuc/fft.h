@@ -7,8 +7,8 @@
 // node over all its axes; crops, pads and the real-to-complex conversion are views and
 // elementwise nodes that fuse into the code around it. On the host the node runs the
 // interpreter's direct DFT for now (O(n^2) per line: a CPU FFT library and cuFFT are the next
-// steps, issue 8). The inverse real transforms (irfft, irfftn) need the complex conjugate,
-// which is not an op yet.
+// steps, issue 8). The inverse real transforms rebuild the full spectrum from the half one
+// (a conjugated, reversed copy) and keep the real part of its inverse transform.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GPUC_FFT_H_
@@ -42,6 +42,14 @@ Array rfft(const Array& a, std::optional<int64_t> n = std::nullopt, int64_t axis
 /// fftn of a real array, the last transformed axis halved as rfft does.
 Array rfftn(const Array& a, const std::vector<int64_t>& s = {},
             const std::vector<int64_t>& axes = {}, const std::string& norm = "backward");
+/// The inverse of rfft: n real outputs (default 2 * (m - 1) for m input frequencies) from the
+/// n / 2 + 1 non-negative frequencies of `axis`, the others implied by Hermitian symmetry
+/// (the imaginary parts of the zero and, for even n, the Nyquist frequency are ignored).
+Array irfft(const Array& a, std::optional<int64_t> n = std::nullopt, int64_t axis = -1,
+            const std::string& norm = "backward");
+/// ifftn over all but the last of `axes`, then irfft over the last.
+Array irfftn(const Array& a, const std::vector<int64_t>& s = {},
+             const std::vector<int64_t>& axes = {}, const std::string& norm = "backward");
 
 /// The sample frequencies of an n-point transform with sample spacing d (float64).
 Array fftfreq(int64_t n, double d = 1.0);
