@@ -3,6 +3,7 @@
 
 #include "ir/interpreter.h"
 #include "lib/host_blas.h"
+#include "lib/host_fft.h"
 
 namespace gpuc::detail {
 
@@ -26,11 +27,12 @@ absl::Status InterpretFusedKernel(const passes::FusedKernel& kernel,
       auto it = local.find(op.get());
       operands.push_back(it != local.end() ? &it->second : &values.at(op.get()));
     }
-    // GEMMs through the CPU BLAS; everything else (and matmuls of other dtypes) through the
-    // interpreter's definitions.
-    absl::StatusOr<ir::HostTensor> value = HostBlasHandles(*m)
-                                               ? HostMatmul(*m, *operands[0], *operands[1])
-                                               : ir::InterpretNode(*m, operands);
+    // GEMMs through the CPU BLAS, FFTs in O(n log n); everything else (and matmuls of other
+    // dtypes) through the interpreter's definitions.
+    absl::StatusOr<ir::HostTensor> value =
+        HostBlasHandles(*m)           ? HostMatmul(*m, *operands[0], *operands[1])
+        : m->op() == ir::OpCode::kFft ? HostFft(*m, *operands[0])
+                                      : ir::InterpretNode(*m, operands);
     if (!value.ok()) return value.status();
     local[m.get()] = *std::move(value);
   }

@@ -5,9 +5,9 @@
 // axis first; `norm` is "backward" (the default: 1/n on the inverse), "ortho" (1/sqrt(n) both
 // ways) or "forward" (1/n on the forward transform). Each transform records one fft library
 // node over all its axes; crops, pads and the real-to-complex conversion are views and
-// elementwise nodes that fuse into the code around it. On the host the node runs the
-// interpreter's direct DFT for now (O(n^2) per line: a CPU FFT library and cuFFT are the next
-// steps, issue 8). The inverse real transforms rebuild the full spectrum from the half one
+// elementwise nodes that fuse into the code around it. On the host the node runs an
+// O(n log n) FFT in double precision (lib/host_fft.h; cuFFT on the GPU is the next step,
+// issue 8). The inverse real transforms rebuild the full spectrum from the half one
 // (a conjugated, reversed copy) and keep the real part of its inverse transform.
 //
 //===----------------------------------------------------------------------===//

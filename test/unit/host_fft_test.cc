@@ -1,0 +1,53 @@
+//===- host_fft_test.cc - fft nodes on the host against the direct DFT ----===//
+//
+// The host executor's FFT (lib/host_fft.h: radix-2 for powers of two, Bluestein otherwise)
+// against the interpreter's O(n^2) DFT: lengths 1 to 1000 (primes, powers of two and
+// neither), both precisions, several axes at once, the inverse and every normalization.
+//
+//===----------------------------------------------------------------------===//
+#include <gtest/gtest.h>
+
+#include "absl/strings/str_cat.h"
+#include "ir/interpreter.h"
+#include "lib/host_executor.h"
+#include "test/unit/test_util.h"
+#include "tools/gpuc/random_inputs.h"
+
+namespace gpuc {
+namespace {
+
+void CheckFft(const std::string& type, const std::string& attrs, const std::string& tolerance,
+              uint64_t seed) {
+  const std::string text = absl::StrCat("func @f(%a: ", type, ") -> (", type,
+                                        ") {\n  %r = fft %a {", attrs, "} : ", type,
+                                        "\n  return %r\n}\n");
+  SCOPED_TRACE(text);
+  const ir::Graph graph = test::ParseVerified(text);
+  const std::vector<ir::HostTensor> args = tool::RandomArguments(graph, seed);
+  absl::StatusOr<std::vector<ir::HostTensor>> want = ir::Interpret(graph, args);
+  ASSERT_TRUE(want.ok()) << want.status();
+  absl::StatusOr<std::vector<ir::HostTensor>> got = detail::HostExecutor::Get().Run(graph, args);
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_EQ(test::CompareTensors((*got)[0], (*want)[0], tolerance), "");
+}
+
+TEST(HostFftTest, EveryLengthAgreesWithTheDirectDft) {
+  for (int64_t n : {1, 2, 3, 4, 5, 7, 8, 12, 16, 17, 31, 64, 100, 127, 128, 243, 1000}) {
+    CheckFft(absl::StrCat("c128[3,", n, "]"), "axes = [1]", "rel1e-11", n);
+    CheckFft(absl::StrCat("c64[2,", n, "]"), "axes = [1]", "rel2e-5", n + 1);
+  }
+}
+
+TEST(HostFftTest, SeveralAxesInversesAndNormalizations) {
+  CheckFft("c128[6,10]", "axes = [0, 1]", "rel1e-12", 1);
+  CheckFft("c128[5,8,3]", "axes = [0, 2], inverse = true", "rel1e-12", 2);
+  for (const char* norm : {"backward", "ortho", "forward"}) {
+    CheckFft("c128[4,9]", absl::StrCat("axes = [1], norm = \"", norm, "\""), "rel1e-12", 3);
+    CheckFft("c128[4,9]", absl::StrCat("axes = [1], inverse = true, norm = \"", norm, "\""),
+             "rel1e-12", 4);
+  }
+  CheckFft("c64[0,4]", "axes = [0]", "exact", 5);  // an empty axis: nothing to transform
+}
+
+}  // namespace
+}  // namespace gpuc
