@@ -11,12 +11,8 @@
 #include <gtest/gtest.h>
 
 #include "absl/strings/str_cat.h"
-#include "ir/interpreter.h"
-#include "ir/printer.h"
 #include "lib/host_blas.h"
-#include "lib/host_executor.h"
-#include "test/unit/test_util.h"
-#include "tools/gpuc/random_inputs.h"
+#include "test/unit/host_check.h"
 
 namespace gpuc {
 namespace {
@@ -46,15 +42,9 @@ void CheckMatmul(const std::string& a, const std::string& b, const std::string& 
   const std::string text =
       absl::StrCat("func @f(%a: ", a, ", %b: ", b, ") -> (", result,
                    ") {\n  %c = matmul %a, %b : ", result, "\n  return %c\n}\n");
-  SCOPED_TRACE(text);
   const ir::Graph graph = test::ParseVerified(text);
-  const std::vector<ir::HostTensor> args = tool::RandomArguments(graph, seed);
-  absl::StatusOr<std::vector<ir::HostTensor>> want = ir::Interpret(graph, args);
-  ASSERT_TRUE(want.ok()) << want.status();
-  absl::StatusOr<std::vector<ir::HostTensor>> got = detail::HostExecutor::Get().Run(graph, args);
-  ASSERT_TRUE(got.ok()) << got.status();
-  const DType dtype = (*want)[0].dtype();
-  EXPECT_EQ(test::CompareTensors((*got)[0], (*want)[0], GemmTolerance(dtype)), "");
+  const DType dtype = graph.results[0]->dtype();
+  test::ExpectHostMatchesInterpreter(text, seed, GemmTolerance(dtype));
   // The node really takes the BLAS path for the floating and complex dtypes.
   EXPECT_EQ(detail::HostBlasHandles(*graph.results[0]),
             dtype != DType::kBool && !ir::IsInteger(dtype));

@@ -8,27 +8,17 @@
 #include <gtest/gtest.h>
 
 #include "absl/strings/str_cat.h"
-#include "ir/interpreter.h"
-#include "lib/host_executor.h"
-#include "test/unit/test_util.h"
-#include "tools/gpuc/random_inputs.h"
+#include "test/unit/host_check.h"
 
 namespace gpuc {
 namespace {
 
 void CheckFft(const std::string& type, const std::string& attrs, const std::string& tolerance,
               uint64_t seed) {
-  const std::string text = absl::StrCat("func @f(%a: ", type, ") -> (", type,
-                                        ") {\n  %r = fft %a {", attrs, "} : ", type,
-                                        "\n  return %r\n}\n");
-  SCOPED_TRACE(text);
-  const ir::Graph graph = test::ParseVerified(text);
-  const std::vector<ir::HostTensor> args = tool::RandomArguments(graph, seed);
-  absl::StatusOr<std::vector<ir::HostTensor>> want = ir::Interpret(graph, args);
-  ASSERT_TRUE(want.ok()) << want.status();
-  absl::StatusOr<std::vector<ir::HostTensor>> got = detail::HostExecutor::Get().Run(graph, args);
-  ASSERT_TRUE(got.ok()) << got.status();
-  EXPECT_EQ(test::CompareTensors((*got)[0], (*want)[0], tolerance), "");
+  const std::string text =
+      absl::StrCat("func @f(%a: ", type, ") -> (", type, ") {\n  %r = fft %a {", attrs,
+                   "} : ", type, "\n  return %r\n}\n");
+  test::ExpectHostMatchesInterpreter(text, seed, tolerance);
 }
 
 TEST(HostFftTest, EveryLengthAgreesWithTheDirectDft) {
