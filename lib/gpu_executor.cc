@@ -526,16 +526,22 @@ absl::StatusOr<std::vector<DeviceTensor>> GpuExecutor::Run(const GpuPlan& plan,
   // launches that use it are still to come).
   std::vector<runtime::RecordedLaunch> launches;
   std::vector<std::shared_ptr<DeviceStorage>> keep;
-  if (arena) keep.push_back(arena);
+  if (replay) {
+    if (arena) keep.push_back(arena);
+    for (const auto& [node, tensor] : values) {  // the arguments
+      if (tensor.storage) keep.push_back(tensor.storage);
+    }
+  }
   absl::flat_hash_map<const ir::Node*, int> readers = plan.readers;
   for (const GpuPlanStep& step : plan.steps) {
     absl::Status s = !step.compiled ? impl_->RunOnHost(stream, *step.kernel, values)
                      : replay ? impl_->RunKernel(stream, step, values, allocate, &launches, &keep)
                               : impl_->RunKernel(stream, step, values, allocate);
     if (!s.ok()) return s;
-    if (replay) {
-      for (const auto& [node, tensor] : values) {
-        if (tensor.storage) keep.push_back(tensor.storage);
+    if (replay) {  // what the step wrote, before its last reader releases it
+      for (const ir::NodeRef& out : step.kernel->outputs) {
+        auto it = values.find(out.get());
+        if (it != values.end() && it->second.storage) keep.push_back(it->second.storage);
       }
     }
     ReleaseAfterLastRead(*step.kernel, plan.kept, readers, values);

@@ -301,12 +301,17 @@ void ExpectSoftmaxRows(const std::vector<float>& in, const std::vector<float>& g
   }
 }
 
-TEST(GpuBackendTest, CompiledFunctionsRunOnTheGpu) {
-  GPUC_REQUIRE_GPU_EXECUTOR(gpu);
-  auto softmax = compile([](Array x) {
+/// Row softmax over the last axis as a compiled Function.
+auto SoftmaxFunction() {
+  return compile([](Array x) {
     Array e = exp(x - max(x, -1, true));
     return e / sum(e, -1, true);
   });
+}
+
+TEST(GpuBackendTest, CompiledFunctionsRunOnTheGpu) {
+  GPUC_REQUIRE_GPU_EXECUTOR(gpu);
+  auto softmax = SoftmaxFunction();
   random::Generator rng(9);
   for (int call = 0; call < 3; ++call) {
     Array x = rng.normal({300, 1000}, 0.0, 3.0, float32);
@@ -322,10 +327,7 @@ TEST(GpuBackendTest, RepeatedCallsReplayTheirPlanAsACudaGraph) {
   // Rows too few for the one-kernel row path: the max, the sum and the normalization are
   // three launches, which the second and later calls replay as one graph whose nodes get
   // each call's fresh result addresses.
-  auto softmax = compile([](Array x) {
-    Array e = exp(x - max(x, -1, true));
-    return e / sum(e, -1, true);
-  });
+  auto softmax = SoftmaxFunction();
   random::Generator rng(12);
   const detail::GpuBackendStats before = gpu.stats();
   Array y = rng.normal({64, 300}, 0.0, 2.0, float32);

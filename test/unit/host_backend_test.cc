@@ -24,6 +24,7 @@
 #include "ir/printer.h"
 #include "lib/host_executor.h"
 #include "passes/pass_manager.h"
+#include "test/unit/host_check.h"
 #include "test/unit/random_graph.h"
 #include "test/unit/test_util.h"
 #include "tools/gpuc/random_inputs.h"
@@ -121,13 +122,7 @@ TEST(HostBackendTest, ComplexProductsRecoverInfinitiesAsTheInterpreterDoes) {
   const std::vector<ir::HostTensor> args = {
       complex(ir::DType::kComplex128, a), complex(ir::DType::kComplex128, b),
       complex(ir::DType::kComplex64, a), complex(ir::DType::kComplex64, b)};
-  absl::StatusOr<std::vector<ir::HostTensor>> want = ir::Interpret(*graph, args);
-  absl::StatusOr<std::vector<ir::HostTensor>> got = detail::HostExecutor::Get().Run(*graph, args);
-  ASSERT_TRUE(want.ok()) << want.status();
-  ASSERT_TRUE(got.ok()) << got.status();
-  for (size_t r = 0; r < want->size(); ++r) {
-    EXPECT_EQ(test::CompareTensors((*got)[r], (*want)[r], "exact"), "") << "result " << r;
-  }
+  test::ExpectHostMatchesInterpreter(*graph, args, "exact");
 }
 
 TEST(HostBackendTest, IntegerPowersWrapAndHandleNegativeExponentsAsTheInterpreterDoes) {
@@ -156,13 +151,9 @@ TEST(HostBackendTest, IntegerPowersWrapAndHandleNegativeExponentsAsTheInterprete
                                             test::MakeTensor(DType::kInt8, exponents),
                                             test::MakeTensor(DType::kUInt32, unsigned_bases),
                                             test::MakeTensor(DType::kUInt32, unsigned_exponents)};
-  absl::StatusOr<std::vector<ir::HostTensor>> want = ir::Interpret(*graph, args);
+  test::ExpectHostMatchesInterpreter(*graph, args, "exact");
   absl::StatusOr<std::vector<ir::HostTensor>> got = detail::HostExecutor::Get().Run(*graph, args);
-  ASSERT_TRUE(want.ok()) << want.status();
   ASSERT_TRUE(got.ok()) << got.status();
-  for (size_t r = 0; r < want->size(); ++r) {
-    EXPECT_EQ(test::CompareTensors((*got)[r], (*want)[r], "exact"), "") << "result " << r;
-  }
   EXPECT_EQ((*got)[0].data_as<int64_t>()[0], 0) << "(-7)^-3 truncates to 0";
 }
 
