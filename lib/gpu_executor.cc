@@ -20,6 +20,7 @@
 #include "codegen/nvptx_compiler.h"
 #include "lib/gpu_kernel_entry.h"
 #include "lib/gpu_launch.h"
+#include "lib/gpu_library.h"
 #include "lib/host_executor.h"
 #include "lib/plan_values.h"
 #include "passes/buffer_plan.h"
@@ -87,7 +88,8 @@ std::string DescribeMembers(const codegen::KernelSpec& spec) {
 struct GpuPlanStep {
   const passes::FusedKernel* kernel = nullptr;
   std::optional<codegen::KernelSpec> spec;
-  const GpuKernel* compiled = nullptr;  // null: runs on the host
+  const GpuKernel* compiled = nullptr;  // null: a library call, or runs on the host
+  std::optional<LibraryCall> library;   // a vendor-library call (cuBLAS, cuFFT)
 };
 
 struct GpuPlan : ScheduledGraph {
@@ -112,6 +114,7 @@ struct GpuExecutor::Impl {
   absl::flat_hash_map<std::string, std::unique_ptr<GpuKernel>> compiled;
   absl::flat_hash_map<std::string, std::string> not_compilable;
   GpuBackendStats stats;
+  std::unique_ptr<GpuLibraries> libraries;
 
   absl::StatusOr<const GpuKernel*> GetOrCompile(const codegen::KernelSpec& spec);
   /// Launches `step`'s kernels, or with `record`, appends them there and adds the temporary
@@ -126,6 +129,11 @@ struct GpuExecutor::Impl {
   /// it has none of their shape).
   absl::Status Replay(runtime::CudaStream& stream, const GpuPlan& plan,
                       const std::vector<runtime::RecordedLaunch>& launches);
+  /// Queues the step's vendor-library call, its result in a fresh buffer.
+  absl::Status RunLibrary(
+      runtime::CudaStream& stream, const GpuPlanStep& step,
+      absl::flat_hash_map<const ir::Node*, DeviceTensor>& values,
+      const std::function<absl::StatusOr<DeviceTensor>(const ir::Node*)>& allocate);
   absl::Status RunOnHost(runtime::CudaStream& stream, const passes::FusedKernel& kernel,
                          absl::flat_hash_map<const ir::Node*, DeviceTensor>& values);
   absl::Status Fill(runtime::CudaStream& stream, uint64_t address, unsigned char byte,
@@ -153,6 +161,7 @@ absl::StatusOr<GpuExecutor*> GpuExecutor::Get() {
     if (!device.ok()) return device.status();
     auto* e = new GpuExecutor();
     e->impl_->device = *device;
+    e->impl_->libraries = std::make_unique<GpuLibraries>(**device);
     codegen::GpuCompileOptions options;
     const runtime::CudaDeviceProperties& p = (*device)->properties();
     options.arch =
@@ -396,6 +405,25 @@ absl::Status GpuExecutor::Impl::RunKernel(
   return absl::OkStatus();
 }
 
+absl::Status GpuExecutor::Impl::RunLibrary(
+    runtime::CudaStream& stream, const GpuPlanStep& step,
+    absl::flat_hash_map<const ir::Node*, DeviceTensor>& values,
+    const std::function<absl::StatusOr<DeviceTensor>(const ir::Node*)>& allocate) {
+  const ir::Node& node = *step.kernel->nodes[0];
+  std::vector<const DeviceTensor*> operands;
+  for (const ir::NodeRef& op : node.operands()) operands.push_back(&values.at(op.get()));
+  absl::StatusOr<DeviceTensor> out = allocate(&node);
+  if (!out.ok()) return out.status();
+  if (absl::Status s = libraries->Run(stream, node, *step.library, operands, *out); !s.ok()) {
+    return s;
+  }
+  stream.NoteLaunch(step.library->description);
+  values[&node] = *std::move(out);
+  std::lock_guard<std::mutex> lock(mutex);
+  ++stats.library_calls;
+  return absl::OkStatus();
+}
+
 absl::Status GpuExecutor::Impl::RunOnHost(
     runtime::CudaStream& stream, const passes::FusedKernel& kernel,
     absl::flat_hash_map<const ir::Node*, DeviceTensor>& values) {
@@ -452,8 +480,15 @@ absl::StatusOr<std::shared_ptr<const GpuPlan>> GpuExecutor::Prepare(
       } else {
         host_reason = std::string(compiled.status().message());
       }
+    } else if (kernel.kind == passes::KernelKind::kLibrary && kernel.nodes.size() == 1) {
+      absl::StatusOr<LibraryCall> call = impl_->libraries->Prepare(*kernel.nodes[0]);
+      if (call.ok()) {
+        step.library = *std::move(call);
+      } else {
+        host_reason = std::string(call.status().message());
+      }
     }
-    if (!step.compiled) {
+    if (!step.compiled && !step.library) {
       std::lock_guard<std::mutex> lock(impl_->mutex);
       impl_->stats.last_host_reason = host_reason;
     }
@@ -534,7 +569,8 @@ absl::StatusOr<std::vector<DeviceTensor>> GpuExecutor::Run(const GpuPlan& plan,
   }
   absl::flat_hash_map<const ir::Node*, int> readers = plan.readers;
   for (const GpuPlanStep& step : plan.steps) {
-    absl::Status s = !step.compiled ? impl_->RunOnHost(stream, *step.kernel, values)
+    absl::Status s = step.library    ? impl_->RunLibrary(stream, step, values, allocate)
+                     : !step.compiled ? impl_->RunOnHost(stream, *step.kernel, values)
                      : replay ? impl_->RunKernel(stream, step, values, allocate, &launches, &keep)
                               : impl_->RunKernel(stream, step, values, allocate);
     if (!s.ok()) return s;

@@ -5,9 +5,9 @@
 // driver and kept in the kernel cache (memory, then disk: a second process pays no JIT),
 // launched on the calling thread's current stream with every buffer from the device's pool.
 // Values stay on the device between evaluations (DeviceTensor); host data is copied in on
-// first use and out when read. Steps without a GPU lowering (library ops and scans until
-// their vendor-library lowering exists, kernels calling the host support library) run on
-// the host between a download and an upload, and the statistics count them.
+// first use and out when read. Library ops call cuBLAS and cuFFT (lib/gpu_library.h). Steps
+// without a GPU lowering (scans, spmv, integer matmuls, kernels calling the host support
+// library) run on the host between a download and an upload, and the statistics count them.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GPUC_LIB_GPU_EXECUTOR_H_
@@ -60,7 +60,8 @@ struct GpuBackendStats {
   int64_t compiles = 0;             // compiled through LLVM, NVPTX and the driver's linker
   int64_t compile_microseconds = 0;
   int64_t host_kernels = 0;        // fused kernels without a GPU lowering, run on the host
-  int64_t library_steps = 0;       // library ops and scans, run on the host for now
+  int64_t library_calls = 0;       // library ops as vendor-library calls (cuBLAS, cuFFT)
+  int64_t library_steps = 0;       // library ops and scans without one, run on the host
   int64_t graph_replays = 0;       // runs of a repeated plan as one CUDA graph launch
   int64_t graph_builds = 0;        // graphs built (a plan's second run, or new launch shapes)
   int64_t graph_node_updates = 0;  // kernel nodes whose parameters a replay rewrote

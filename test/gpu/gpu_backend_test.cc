@@ -117,7 +117,8 @@ TEST(GpuBackendTest, RandomGraphsAgreeWithTheInterpreter) {
   std::cout << launches << " kernel launches (" << after.compiles - before.compiles << " compiles, "
             << after.disk_hits - before.disk_hits << " disk hits), " << host
             << " kernels on the host (last: " << after.last_host_reason << "), "
-            << after.library_steps - before.library_steps << " library steps on the host\n";
+            << after.library_steps - before.library_steps << " library steps on the host, "
+            << after.library_calls - before.library_calls << " vendor-library calls\n";
   // Every dtype and op: complex arithmetic and extrema, float mod, integer pow have no GPU
   // lowering yet (as on the host, where they go through the support library).
   EXPECT_GT(launches, 5 * host);

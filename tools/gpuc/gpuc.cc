@@ -32,6 +32,7 @@
 #include "passes/fusion.h"
 #include "passes/pass_manager.h"
 #include "runtime/cuda_driver.h"
+#include "runtime/cuda_libraries.h"
 #include "tools/gpuc/options.h"
 #include "tools/gpuc/random_inputs.h"
 #include "tools/gpuc/tensor_summary.h"
@@ -113,8 +114,8 @@ std::string GpuStatsText(const detail::GpuBackendStats& s) {
   std::string text = absl::StrCat(
       "gpu: ", s.kernel_launches, " kernel launches (", s.compiles, " compiled in ",
       s.compile_microseconds / 1000, " ms, ", s.disk_hits, " from the disk cache, ", s.memory_hits,
-      " from memory), ", s.host_kernels, " kernels and ", s.library_steps,
-      " library steps on the host, ", s.uploads, " uploads, ", s.downloads, " downloads\n");
+      " from memory), ", s.library_calls, " vendor-library calls, ", s.host_kernels,
+      " kernels and ", s.library_steps, " library steps on the host, ", s.uploads, " uploads, ", s.downloads, " downloads\n");
   if (s.host_kernels + s.library_steps > 0) {
     absl::StrAppend(&text, "gpu: last host step: ", s.last_host_reason, "\n");
   }
@@ -294,7 +295,8 @@ std::string InfoText() {
                       "LLVM NVPTX, cubins linked by the driver), interp (reference "
                       "interpreter)\n",
                       "kernel cache: ", codegen::DiskCache::DefaultDirectory(), "\n",
-                      runtime::DescribeCudaDevices());
+                      runtime::DescribeCudaDevices(), "\n",
+                      "vendor libraries: ", runtime::DescribeCudaLibraries(), "\n");
 }
 
 std::string OpListText() {

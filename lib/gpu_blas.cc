@@ -1,0 +1,224 @@
+//===- gpu_blas.cc - matmul nodes as cuBLAS calls -------------------------===//
+#include "lib/gpu_blas.h"
+
+#include <climits>
+#include <complex>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "ir/interpreter_kernels.h"
+#include "ir/shape.h"
+
+namespace gpuc::detail {
+namespace {
+
+using ir::DType;
+
+/// cuBLAS's spelling of a dtype, its compute type and the type alpha and beta have.
+struct CublasTypes {
+  cudaDataType data;
+  cublasComputeType_t compute;
+};
+
+std::optional<CublasTypes> TypesFor(DType dtype) {
+  switch (dtype) {
+    case DType::kFloat16:
+      return CublasTypes{CUDA_R_16F, CUBLAS_COMPUTE_32F};
+    case DType::kBFloat16:
+      return CublasTypes{CUDA_R_16BF, CUBLAS_COMPUTE_32F};
+    case DType::kFloat32:
+      return CublasTypes{CUDA_R_32F, CUBLAS_COMPUTE_32F};
+    case DType::kFloat64:
+      return CublasTypes{CUDA_R_64F, CUBLAS_COMPUTE_64F};
+    case DType::kComplex64:
+      return CublasTypes{CUDA_C_32F, CUBLAS_COMPUTE_32F};
+    case DType::kComplex128:
+      return CublasTypes{CUDA_C_64F, CUBLAS_COMPUTE_64F};
+    default:
+      return std::nullopt;
+  }
+}
+
+/// The operand dims with NumPy's 1-D promotion: a row for a, a column for b.
+std::vector<int64_t> MatrixDims(const ir::Shape& shape, bool is_a) {
+  std::vector<int64_t> d = shape.dims();
+  if (d.size() == 1) is_a ? void(d.insert(d.begin(), 1)) : d.push_back(1);
+  return d;
+}
+
+ir::Shape BatchOf(const std::vector<int64_t>& dims) {
+  return ir::Shape(std::vector<int64_t>(dims.begin(), dims.end() - 2));
+}
+
+constexpr size_t kWorkspaceBytes = size_t{32} << 20;  // cuBLAS's recommendation for Hopper
+
+}  // namespace
+
+absl::StatusOr<GemmShape> PlanGemm(const ir::Node& matmul) {
+  const DType dtype = matmul.dtype();
+  const ir::TensorType& a = matmul.operand(0).type();
+  const ir::TensorType& b = matmul.operand(1).type();
+  if (!TypesFor(dtype)) {
+    return absl::UnimplementedError(
+        absl::StrCat("cuBLAS has no ", ir::DTypeName(dtype), " GEMM (runs on the host)"));
+  }
+  if (a.dtype != dtype || b.dtype != dtype) {
+    return absl::UnimplementedError(absl::StrCat("matmul operands ", a.ToString(), " and ",
+                                                 b.ToString(), " are not of the result dtype ",
+                                                 ir::DTypeName(dtype)));
+  }
+  const std::vector<int64_t> ad = MatrixDims(a.shape, true), bd = MatrixDims(b.shape, false);
+  GemmShape g;
+  g.m = ad[ad.size() - 2];
+  g.k = ad.back();
+  g.n = bd.back();
+  const ir::Shape a_batch = BatchOf(ad), b_batch = BatchOf(bd);
+  absl::StatusOr<ir::Shape> batch = ir::BroadcastShapes(a_batch, b_batch);
+  if (!batch.ok()) return batch.status();
+  const int64_t count = batch->num_elements();
+  const bool a_full = a_batch.num_elements() == count, b_full = b_batch.num_elements() == count;
+  const bool a_single = a_batch.num_elements() == 1, b_single = b_batch.num_elements() == 1;
+  // A batch operand equal in size to the result's batch has the result's batch layout (a
+  // broadcast can only add unit or missing axes then); otherwise it must be a single matrix.
+  if ((a_full || a_single) && (b_full || b_single)) {
+    if (b_single && !a_single) {
+      g.folded = true;
+      g.m *= count;
+    } else {
+      g.batch = count;
+      g.a_stride = a_single ? 0 : g.m * g.k;
+      g.b_stride = b_single ? 0 : g.k * g.n;
+    }
+  } else {
+    g.per_batch_loop = true;
+    g.batch = count;
+  }
+  if (g.m > INT_MAX || g.n > INT_MAX || g.k > INT_MAX || g.batch > INT_MAX) {
+    return absl::UnimplementedError(absl::StrCat("matmul of ", a.ToString(), " and ",
+                                                 b.ToString(), " exceeds cuBLAS's int sizes"));
+  }
+  return g;
+}
+
+std::string DescribeGemm(const ir::Node& matmul, const GemmShape& g) {
+  return absl::StrCat("cublas gemm m=", g.m, " n=", g.n, " k=", g.k, " batch=", g.batch,
+                      g.folded ? " (batches folded into m)" : "",
+                      g.per_batch_loop ? " (a call per batch)" : "", " ",
+                      ir::DTypeName(matmul.dtype()));
+}
+
+absl::StatusOr<std::unique_ptr<GpuBlas>> GpuBlas::Create(runtime::CudaDevice& device) {
+  absl::StatusOr<const runtime::Cublas*> cublas = runtime::GetCublas();
+  if (!cublas.ok()) return cublas.status();
+  if (absl::Status s = device.MakeCurrent(); !s.ok()) return s;
+  cublasHandle_t handle = nullptr;
+  if (absl::Status s = runtime::CublasStatus((*cublas)->cublasCreate(&handle), "cublasCreate");
+      !s.ok()) {
+    return s;
+  }
+  return std::unique_ptr<GpuBlas>(new GpuBlas(&device, *cublas, handle));
+}
+
+GpuBlas::~GpuBlas() {
+  if (device_->MakeCurrent().ok()) cublas_->cublasDestroy(handle_);
+}
+
+absl::Status GpuBlas::Bind(runtime::CudaStream& stream) {
+  if (absl::Status s = device_->MakeCurrent(); !s.ok()) return s;
+  if (absl::Status s = runtime::CublasStatus(cublas_->cublasSetStream(handle_, stream.handle()),
+                                             "cublasSetStream");
+      !s.ok()) {
+    return s;
+  }
+  // cublasSetStream resets the workspace to cuBLAS's own; each stream has one from the pool
+  // (one workspace shared by two streams could be used by both at once).
+  std::shared_ptr<DeviceStorage>& workspace = workspaces_[stream.handle()];
+  if (!workspace) {
+    absl::StatusOr<std::shared_ptr<DeviceStorage>> w =
+        DeviceStorage::Allocate(*device_, stream, kWorkspaceBytes);
+    if (!w.ok()) return w.status();
+    workspace = *std::move(w);
+  }
+  return runtime::CublasStatus(
+      cublas_->cublasSetWorkspace(handle_, reinterpret_cast<void*>(workspace->address()),
+                                  kWorkspaceBytes),
+      "cublasSetWorkspace");
+}
+
+absl::Status GpuBlas::Matmul(runtime::CudaStream& stream, const ir::Node& matmul,
+                             const GemmShape& g, const DeviceTensor& a, const DeviceTensor& b,
+                             const DeviceTensor& c) {
+  if (g.m == 0 || g.n == 0 || g.batch == 0) return absl::OkStatus();
+  if (g.k == 0) {  // an empty sum: zeros
+    return device_->Check(device_->driver().cuMemsetD8Async(
+                              c.address, 0, static_cast<size_t>(c.size_in_bytes()),
+                              stream.handle()),
+                          "cuMemsetD8Async");
+  }
+  const DType dtype = matmul.dtype();
+  const CublasTypes types = *TypesFor(dtype);
+  const int64_t size = ir::DTypeSize(dtype);
+  // alpha = 1, beta = 0 in the compute type's scale type.
+  const float one_f[2] = {1, 0}, zero_f[2] = {0, 0};
+  const double one_d[2] = {1, 0}, zero_d[2] = {0, 0};
+  const bool wide = types.compute == CUBLAS_COMPUTE_64F;
+  const void* alpha = wide ? static_cast<const void*>(one_d) : one_f;
+  const void* beta = wide ? static_cast<const void*>(zero_d) : zero_f;
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (absl::Status s = Bind(stream); !s.ok()) return s;
+  // Column-major C^T (n×m) = B^T (n×k) · A^T (k×m): the row-major buffers as they are.
+  auto gemm = [&](uint64_t a_address, uint64_t b_address, uint64_t c_address, int64_t m,
+                  int64_t batch, int64_t a_stride, int64_t b_stride) {
+    return runtime::CublasStatus(
+        cublas_->cublasGemmStridedBatchedEx(
+            handle_, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(g.n), static_cast<int>(m),
+            static_cast<int>(g.k), alpha, reinterpret_cast<const void*>(b_address), types.data,
+            static_cast<int>(g.n), b_stride, reinterpret_cast<const void*>(a_address),
+            types.data, static_cast<int>(g.k), a_stride, beta,
+            reinterpret_cast<void*>(c_address), types.data, static_cast<int>(g.n), m * g.n,
+            static_cast<int>(batch), types.compute, CUBLAS_GEMM_DEFAULT),
+        absl::StrCat("cublasGemmStridedBatchedEx (", DescribeGemm(matmul, g), ")"));
+  };
+  if (!g.per_batch_loop) {
+    return gemm(a.address, b.address, c.address, g.m, g.batch, g.a_stride, g.b_stride);
+  }
+  const ir::Shape a_batch = BatchOf(MatrixDims(a.type.shape, true));
+  const ir::Shape b_batch = BatchOf(MatrixDims(b.type.shape, false));
+  const ir::Shape batch = *ir::BroadcastShapes(a_batch, b_batch);
+  std::vector<int64_t> index(batch.rank());
+  for (int64_t i = 0; i < g.batch; ++i) {
+    ir::UnflattenIndex(i, batch, absl::MakeSpan(index));
+    const int64_t a_offset = ir::interp::BroadcastOffset(index, a_batch) * g.m * g.k;
+    const int64_t b_offset = ir::interp::BroadcastOffset(index, b_batch) * g.k * g.n;
+    if (absl::Status s = gemm(a.address + a_offset * size, b.address + b_offset * size,
+                              c.address + i * g.m * g.n * size, g.m, 1, 0, 0);
+        !s.ok()) {
+      return s;
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status GpuBlas::Scale(runtime::CudaStream& stream, const DeviceTensor& x, double factor) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (absl::Status s = Bind(stream); !s.ok()) return s;
+  const bool single = x.type.dtype == DType::kComplex64;
+  const int64_t size = ir::DTypeSize(x.type.dtype);
+  const float factor_f = static_cast<float>(factor);
+  for (int64_t done = 0, total = x.type.shape.num_elements(); done < total;) {
+    const int count = static_cast<int>(std::min<int64_t>(total - done, INT_MAX));
+    void* p = reinterpret_cast<void*>(x.address + done * size);
+    cublasStatus_t status =
+        single ? cublas_->cublasCsscal(handle_, count, &factor_f, static_cast<cuComplex*>(p), 1)
+               : cublas_->cublasZdscal(handle_, count, &factor,
+                                       static_cast<cuDoubleComplex*>(p), 1);
+    if (absl::Status s = runtime::CublasStatus(status, single ? "cublasCsscal" : "cublasZdscal");
+        !s.ok()) {
+      return s;
+    }
+    done += count;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace gpuc::detail

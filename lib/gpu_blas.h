@@ -1,0 +1,68 @@
+//===- gpu_blas.h - matmul nodes as cuBLAS calls --------------------------===//
+//
+// A matmul node on the GPU is one cublasGemmStridedBatchedEx call (a loop of calls only for
+// batch axes broadcast against each other, e.g. [2,1,m,k] @ [1,3,k,n]). Row-major C = A B is
+// computed as the column-major C^T = B^T A^T, so no operand is transposed or copied; batches
+// of A against one B fold into the rows of a single GEMM. Half types multiply in f32 and
+// round once (CUBLAS_COMPUTE_32F), f32 stays IEEE f32 (no TF32), as NumPy computes them.
+// One handle per device; each stream gets its own workspace from gpuc's pool.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GPUC_LIB_GPU_BLAS_H_
+#define GPUC_LIB_GPU_BLAS_H_
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "ir/node.h"
+#include "lib/gpu_executor.h"
+#include "runtime/cuda_libraries.h"
+
+namespace gpuc::detail {
+
+/// The GEMM a matmul node becomes: row-major C[batch][m×n] = A[m×k] · B[k×n].
+struct GemmShape {
+  int64_t m = 0, n = 0, k = 0;
+  int64_t batch = 1;  // GEMMs in one strided-batched call
+  int64_t a_stride = 0, b_stride = 0;  // elements between batches (0: broadcast)
+  bool folded = false;         // batches of A stacked into m against one B
+  bool per_batch_loop = false;  // batch axes broadcast against each other: a call per batch
+};
+
+/// Ok with the GEMM, or Unimplemented saying why the node stays on the host (integer or bool
+/// dtypes, operands of another dtype than the result, sizes beyond cuBLAS's int).
+absl::StatusOr<GemmShape> PlanGemm(const ir::Node& matmul);
+/// "cublas gemm m=64 n=512 k=256 batch=8 f32", for `gpuc --emit=plan`.
+std::string DescribeGemm(const ir::Node& matmul, const GemmShape& gemm);
+
+class GpuBlas {
+ public:
+  /// Unavailable when cuBLAS cannot be loaded.
+  static absl::StatusOr<std::unique_ptr<GpuBlas>> Create(runtime::CudaDevice& device);
+  ~GpuBlas();
+
+  absl::Status Matmul(runtime::CudaStream& stream, const ir::Node& matmul, const GemmShape& gemm,
+                      const DeviceTensor& a, const DeviceTensor& b, const DeviceTensor& c);
+  /// x *= factor for complex64 or complex128 x (the FFT's normalization).
+  absl::Status Scale(runtime::CudaStream& stream, const DeviceTensor& x, double factor);
+
+ private:
+  GpuBlas(runtime::CudaDevice* device, const runtime::Cublas* cublas, cublasHandle_t handle)
+      : device_(device), cublas_(cublas), handle_(handle) {}
+  /// Binds the handle to `stream` and that stream's workspace; the caller holds mutex_.
+  absl::Status Bind(runtime::CudaStream& stream);
+
+  runtime::CudaDevice* device_;
+  const runtime::Cublas* cublas_;
+  std::mutex mutex_;
+  cublasHandle_t handle_;
+  absl::flat_hash_map<CUstream, std::shared_ptr<DeviceStorage>> workspaces_;
+};
+
+}  // namespace gpuc::detail
+
+#endif  // GPUC_LIB_GPU_BLAS_H_

@@ -1,0 +1,78 @@
+//===- gpu_library.cc - Library steps of a GPU plan -----------------------===//
+#include "lib/gpu_library.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace gpuc::detail {
+
+bool HasGpuLibraryLowering(const ir::Node& node) {
+  return node.op() == ir::OpCode::kMatmul || node.op() == ir::OpCode::kFft;
+}
+
+absl::StatusOr<GpuBlas*> GpuLibraries::Blas() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!blas_tried_) {
+    blas_tried_ = true;
+    absl::StatusOr<std::unique_ptr<GpuBlas>> blas = GpuBlas::Create(*device_);
+    if (blas.ok()) {
+      blas_ = *std::move(blas);
+    } else {
+      blas_status_ = blas.status();
+    }
+  }
+  if (!blas_) return blas_status_;
+  return blas_.get();
+}
+
+absl::StatusOr<GpuFft*> GpuLibraries::Fft() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!fft_tried_) {
+    fft_tried_ = true;
+    absl::StatusOr<std::unique_ptr<GpuFft>> fft = GpuFft::Create(*device_);
+    if (fft.ok()) {
+      fft_ = *std::move(fft);
+    } else {
+      fft_status_ = fft.status();
+    }
+  }
+  if (!fft_) return fft_status_;
+  return fft_.get();
+}
+
+absl::StatusOr<LibraryCall> GpuLibraries::Prepare(const ir::Node& node) {
+  switch (node.op()) {
+    case ir::OpCode::kMatmul: {
+      if (absl::StatusOr<GpuBlas*> blas = Blas(); !blas.ok()) return blas.status();
+      absl::StatusOr<GemmShape> gemm = PlanGemm(node);
+      if (!gemm.ok()) return gemm.status();
+      return LibraryCall{*gemm, DescribeGemm(node, *gemm)};
+    }
+    case ir::OpCode::kFft: {
+      // The normalization is a cuBLAS scale, so the FFT needs both libraries.
+      if (absl::StatusOr<GpuBlas*> blas = Blas(); !blas.ok()) return blas.status();
+      if (absl::StatusOr<GpuFft*> fft = Fft(); !fft.ok()) return fft.status();
+      absl::StatusOr<FftShape> shape = PlanFft(node);
+      if (!shape.ok()) return shape.status();
+      return LibraryCall{*shape, DescribeFft(node, *shape)};
+    }
+    default:
+      return absl::UnimplementedError(
+          absl::StrCat(ir::OpName(node.op()), " has no GPU library lowering yet"));
+  }
+}
+
+absl::Status GpuLibraries::Run(runtime::CudaStream& stream, const ir::Node& node,
+                               const LibraryCall& call,
+                               absl::Span<const DeviceTensor* const> operands,
+                               const DeviceTensor& out) {
+  absl::StatusOr<GpuBlas*> blas = Blas();
+  if (!blas.ok()) return blas.status();
+  if (const auto* gemm = std::get_if<GemmShape>(&call.shape)) {
+    return (*blas)->Matmul(stream, node, *gemm, *operands[0], *operands[1], out);
+  }
+  absl::StatusOr<GpuFft*> fft = Fft();
+  if (!fft.ok()) return fft.status();
+  return (*fft)->Run(stream, node, std::get<FftShape>(call.shape), *operands[0], out, **blas);
+}
+
+}  // namespace gpuc::detail

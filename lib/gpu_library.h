@@ -1,0 +1,59 @@
+//===- gpu_library.h - Library steps of a GPU plan ------------------------===//
+//
+// The GPU lowering of library nodes: matmul through cuBLAS (lib/gpu_blas.h), fft through
+// cuFFT (lib/gpu_fft.h). Prepare decides once per plan step whether the node has a vendor
+// call and describes it for `gpuc --emit=plan`; a node without one (integer matmuls, a
+// library that is not installed, spmv for now) runs on the host as before.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GPUC_LIB_GPU_LIBRARY_H_
+#define GPUC_LIB_GPU_LIBRARY_H_
+
+#include <memory>
+#include <string>
+#include <variant>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "ir/node.h"
+#include "lib/gpu_blas.h"
+#include "lib/gpu_executor.h"
+#include "lib/gpu_fft.h"
+
+namespace gpuc::detail {
+
+/// What a library step calls, decided when the plan is prepared.
+struct LibraryCall {
+  std::variant<GemmShape, FftShape> shape;
+  std::string description;  // "cublas gemm m=... " / "cufft c2c ..."
+};
+
+class GpuLibraries {
+ public:
+  explicit GpuLibraries(runtime::CudaDevice& device) : device_(&device) {}
+
+  /// The vendor call for `node`, or Unimplemented / Unavailable saying why it runs on the host.
+  absl::StatusOr<LibraryCall> Prepare(const ir::Node& node);
+  /// Queues `call` on `stream`, writing `out`.
+  absl::Status Run(runtime::CudaStream& stream, const ir::Node& node, const LibraryCall& call,
+                   absl::Span<const DeviceTensor* const> operands, const DeviceTensor& out);
+
+ private:
+  absl::StatusOr<GpuBlas*> Blas();  // loaded on first use
+  absl::StatusOr<GpuFft*> Fft();
+
+  runtime::CudaDevice* device_;
+  std::mutex mutex_;
+  std::unique_ptr<GpuBlas> blas_;
+  std::unique_ptr<GpuFft> fft_;
+  absl::Status blas_status_, fft_status_;  // why a library could not be loaded
+  bool blas_tried_ = false, fft_tried_ = false;
+};
+
+/// "matmul", "fft", ...: whether the plan display and the executor know the op as a library
+/// call on the GPU at all.
+bool HasGpuLibraryLowering(const ir::Node& node);
+
+}  // namespace gpuc::detail
+
+#endif  // GPUC_LIB_GPU_LIBRARY_H_
