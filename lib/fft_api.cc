@@ -1,11 +1,14 @@
 //===- fft_api.cc - Discrete Fourier transforms of gpuc/fft.h -------------===//
 #include "gpuc/fft.h"
 
+#include <cmath>
+
 #include "absl/strings/str_cat.h"
 #include "gpuc/creation.h"
 #include "gpuc/elementwise.h"
 #include "gpuc/manipulation.h"
 #include "lib/array_impl.h"
+#include "lib/gpu_fft.h"
 #include "lib/recorder.h"
 
 namespace gpuc::fft {
@@ -80,8 +83,16 @@ Array Transform(const char* op, const Array& a, const Plan& plan, bool inverse,
   ir::Attributes attrs;
   attrs.Set("axes", plan.axes);
   attrs.Set("inverse", inverse);
-  attrs.Set("norm", norm);
-  return detail::Record(ir::OpCode::kFft, {x}, std::move(attrs));
+  // The node transforms unnormalized (what FFT libraries compute) and the norm's scale is a
+  // multiply recorded after it, an elementwise node that fuses into the code reading the
+  // transform (real(), a pointwise product, the next producer) instead of a pass of its own.
+  attrs.Set("norm", std::string(inverse ? "forward" : "backward"));
+  Array y = detail::Record(ir::OpCode::kFft, {x}, std::move(attrs));
+  double length = 1;
+  for (int64_t size : plan.sizes) length *= static_cast<double>(size);
+  if (norm == "ortho") return y * (1 / std::sqrt(length));
+  if ((norm == "forward") != inverse) return y * (1 / length);
+  return y;
 }
 
 Plan OneAxis(const char* op, const Array& a, std::optional<int64_t> n, int64_t axis) {
@@ -226,5 +237,8 @@ Array rfftfreq(int64_t n, double d) {
 Array fftshift(const Array& x, const std::vector<int64_t>& axes) { return Rolled(x, axes, false); }
 
 Array ifftshift(const Array& x, const std::vector<int64_t>& axes) { return Rolled(x, axes, true); }
+
+void set_plan_cache_size(size_t plans) { detail::SetFftPlanCacheCapacity(plans); }
+size_t plan_cache_size() { return detail::FftPlanCacheCapacity(); }
 
 }  // namespace gpuc::fft

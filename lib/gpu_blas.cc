@@ -60,7 +60,7 @@ absl::StatusOr<GemmShape> PlanGemm(const ir::Node& matmul) {
   const ir::TensorType& b = matmul.operand(1).type();
   if (!TypesFor(dtype)) {
     return absl::UnimplementedError(
-        absl::StrCat("cuBLAS has no ", ir::DTypeName(dtype), " GEMM (runs on the host)"));
+        absl::StrCat("cuBLAS has no ", ir::DTypeName(dtype), " GEMM"));
   }
   if (a.dtype != dtype || b.dtype != dtype) {
     return absl::UnimplementedError(absl::StrCat("matmul operands ", a.ToString(), " and ",

@@ -54,6 +54,11 @@ class GpuLibraries {
 /// call on the GPU at all.
 bool HasGpuLibraryLowering(const ir::Node& node);
 
+/// How each executor runs the library node `node`, for `gpuc --emit=plan`:
+/// "gpu: cublas gemm m=64 n=64 k=64 batch=1 f32; host: OpenBLAS gemm". Pure: it loads no
+/// library, so it shows the call a GPU machine would make from any machine.
+std::string DescribeLibraryLowering(const ir::Node& node);
+
 }  // namespace gpuc::detail
 
 #endif  // GPUC_LIB_GPU_LIBRARY_H_

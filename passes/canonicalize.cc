@@ -10,7 +10,10 @@
 //    when every value of x's dtype is exact in T1 (and T1 is not a float with T2 an integer);
 //  - views: transpose of transpose composes (and the identity permutation goes), reshape
 //    chains collapse, broadcast_to of broadcast_to collapses, a reshape, broadcast_to or slice
-//    that changes nothing goes.
+//    that changes nothing goes;
+//  - library operands: a matmul converts operands of another dtype to its result's first, so
+//    that conversion becomes an explicit cast (an elementwise producer that fuses) and every
+//    matmul multiplies operands of its own dtype, which is what a BLAS call takes.
 // An identity applies only when the result type equals the kept operand's type, so no rule
 // changes a dtype or a shape.
 //
@@ -198,6 +201,18 @@ NodeRef SimplifyOnce(const NodeRef& node) {
       const NodeRef& x = n.operands()[0];
       if (x->type() == n.type()) return x;
       if (x->op() == n.op()) return Recreate(n, n.op(), {x->operands()[0]}, n.attrs());
+      break;
+    }
+    case OpCode::kMatmul: {
+      std::vector<NodeRef> operands = n.operands();
+      bool converted = false;
+      for (NodeRef& operand : operands) {
+        if (operand->dtype() == n.dtype()) continue;
+        operand = Node::Create(OpCode::kCast, ir::TensorType{n.dtype(), operand->type().shape},
+                               {operand}, {}, "", n.location());
+        converted = true;
+      }
+      if (converted) return Recreate(n, OpCode::kMatmul, std::move(operands), n.attrs());
       break;
     }
     case OpCode::kSlice: {

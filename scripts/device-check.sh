@@ -5,8 +5,10 @@
 #           compute-sanitizer memcheck over a subset;
 #   bench:  bench_gpu (also with GPUC_GPU_VECTOR_REDUCTIONS=0, GPUC_FAST_MATH=1 and, for the
 #           latency rows, GPUC_CUDA_GRAPHS=0) and the
-#           peers (CuPy, cupy.fuse, JAX, torch.compile) side by side, JSON lines plus a table.
-# Usage there: bash scripts/device-check.sh tests|bench [--quick]; logs go to $OUT.
+#           peers (CuPy, cupy.fuse, JAX, torch.compile) side by side, JSON lines plus a table;
+#   library: bench_gpu --library (cuBLAS GEMMs, cuFFT transforms, the fusion around them)
+#           beside CuPy and torch (bench/gpu/library_peers.py).
+# Usage there: bash scripts/device-check.sh tests|bench|library [--quick]; logs go to $OUT.
 set -uo pipefail
 mode=${1:?tests or bench}
 quick=${2:-}
@@ -36,6 +38,10 @@ if [ "$mode" = tests ]; then
     "$bin/gpuc" "$f" --run --target=interp --show=3 > /tmp/interp.txt 2>&1
     echo "== $f"; tail -n +2 /tmp/gpu.txt | head -8
   done
+elif [ "$mode" = library ]; then
+  timeout 240 "$bin/bench_gpu" --library $quick | tee "$out/library-bench.jsonl"
+  timeout 300 python3 bench/gpu/library_peers.py $quick | tee -a "$out/library-bench.jsonl"
+  python3 bench/gpu/table.py "$out/library-bench.jsonl" | tee "$out/library-table.md"
 else
   timeout 240 "$bin/bench_gpu" $quick | tee "$out/bench.jsonl"
   # Variants beside the defaults in the same run (fresh caches: the

@@ -10,7 +10,8 @@ by = collections.defaultdict(dict)
 for r in rows:
     by[r["workload"]][r["impl"]] = r
 variants = sorted({r["impl"] for r in rows if r["impl"].startswith("gpuc") and r["impl"] != "gpuc"})
-impls = ["gpuc"] + variants + ["cupy", "cupy.fuse", "jax.jit", "torch.compile"]
+impls = ["gpuc"] + variants + ["cupy", "cupy.fuse", "jax.jit", "torch", "torch.compile"]
+impls = [i for i in impls if any(r["impl"] == i for r in rows)]
 print("| workload | " + " | ".join(impls) + " | gpuc / best peer |")
 print("|---" * (len(impls) + 2) + "|")
 for w, cells in by.items():
@@ -23,7 +24,7 @@ for w, cells in by.items():
     out = []
     for i in impls:
         c = cells.get(i)
-        out.append("—" if not c or val(c) is None else f"{val(c):.1f}")
+        out.append("—" if not c or val(c) is None else f"{val(c):.4g}")
     peers = [val(c) for i, c in cells.items()
              if not i.startswith("gpuc") and val(c) is not None]
     ratio = ""

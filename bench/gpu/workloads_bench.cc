@@ -6,7 +6,8 @@
 // over batches. Also the latency of a compiled Function (a 10-op chain on 1024 elements, call to
 // result on the host) against a bare launch + synchronize, and cold compile vs warm disk-cache
 // load.
-// Prints one JSON object per line. Run on the GPU machine: bench_gpu [--quick]
+// Prints one JSON object per line. Run on the GPU machine: bench_gpu [--quick], or
+// bench_gpu --library [--quick] for the library workloads (GEMM, FFT and the fusion around them).
 //
 //===----------------------------------------------------------------------===//
 #include <algorithm>
@@ -57,13 +58,23 @@ ir::Graph Optimized(const std::string& text) {
   return graph;
 }
 
-/// A device-resident random input: uniform in [low, high), generated on the GPU by gpuc.
+/// A device-resident random input of `type`: uniform in [low, high), generated on the GPU by
+/// gpuc (complex: real and imaginary parts drawn alike, as the float pairs they are stored as).
 detail::DeviceTensor RandomInput(detail::GpuExecutor& gpu, const ir::TensorType& type,
                                  uint64_t seed, double low, double high) {
   random::Generator rng(seed);
-  Array a = rng.uniform(type.shape.dims(), low, high, float32);
+  const bool is_complex =
+      type.dtype == ir::DType::kComplex64 || type.dtype == ir::DType::kComplex128;
+  std::vector<int64_t> dims = type.shape.dims();
+  if (is_complex) dims.push_back(2);
+  const DType real = type.dtype == ir::DType::kComplex64    ? float32
+                     : type.dtype == ir::DType::kComplex128 ? float64
+                                                            : static_cast<DType>(type.dtype);
+  Array a = rng.uniform(dims, low, high, real);
   eval({a});
-  return Must(detail::ImplOf(a, "bench").buffer().OnDevice(gpu));
+  detail::DeviceTensor t = Must(detail::ImplOf(a, "bench").buffer().OnDevice(gpu));
+  t.type = type;  // the same bytes: complex elements are (re, im) pairs
+  return t;
 }
 
 struct Timing {
@@ -234,6 +245,90 @@ void RunBandwidthWorkloads(detail::GpuExecutor& gpu, bool quick) {
   }
 }
 
+/// Library workloads of issue 8: GEMMs through cuBLAS (TFLOP/s), FFTs through cuFFT, and
+/// elementwise math fused around them.
+void RunLibraryWorkloads(detail::GpuExecutor& gpu, bool quick) {
+  const int64_t g = quick ? 2048 : 4096;
+  const int64_t signal = quick ? (1 << 20) : (1 << 24);
+  auto sub = [](std::string text, std::vector<std::pair<std::string, int64_t>> values) {
+    for (auto& [k, v] : values) text = absl::StrReplaceAll(text, {{k, absl::StrCat(v)}});
+    return text;
+  };
+  auto gemm = [&](const std::string& dtype) {
+    return absl::StrReplaceAll(sub("func @f(%a: T[G,G], %b: T[G,G]) -> (T[G,G]) {\n"
+                                   "  %c = matmul %a, %b : T[G,G]\n  return %c\n}\n",
+                                   {{"G", g}}),
+                               {{"T[", dtype + "["}});
+  };
+  struct LibraryWorkload {
+    std::string name, text;
+    double flops;  // per run, 0 when the figure is time only
+  };
+  const double gemm_flops = 2.0 * g * g * g;
+  std::vector<LibraryWorkload> workloads = {
+      {"sgemm", gemm("f32"), gemm_flops},
+      {"dgemm", gemm("f64"), gemm_flops},
+      {"hgemm", gemm("f16"), gemm_flops},
+      // gelu(a @ w + b) in erf form: the GEMM, then bias and GELU in one fused kernel.
+      {"gemm_bias_gelu",
+       sub("func @f(%a: f32[G,G], %w: f32[G,G], %b: f32[G]) -> (f32[G,G]) {\n"
+           "  %half = constant {value = 0.5} : f32[]\n"
+           "  %one = constant {value = 1.0} : f32[]\n"
+           "  %r2 = constant {value = 0.7071067811865476} : f32[]\n"
+           "  %m = matmul %a, %w : f32[G,G]\n  %x = add %m, %b : f32[G,G]\n"
+           "  %s = mul %x, %r2 : f32[G,G]\n  %e = erf %s : f32[G,G]\n"
+           "  %p = add %e, %one : f32[G,G]\n  %h = mul %x, %half : f32[G,G]\n"
+           "  %y = mul %h, %p : f32[G,G]\n  return %y\n}\n",
+           {{"G", g}}),
+       gemm_flops},
+      {"fft_c2c_1024x4096",
+       "func @f(%x: c64[1024,4096]) -> (c64[1024,4096]) {\n"
+       "  %y = fft %x {axes = [1], inverse = false, norm = \"backward\"} : c64[1024,4096]\n"
+       "  return %y\n}\n",
+       0},
+      // What gpuc::fft::rfft records: the real signal as complex (fused), a c2c transform,
+      // the non-negative half of the spectrum.
+      {"rfft",
+       sub("func @f(%x: f32[N]) -> (c64[H]) {\n  %c = cast %x : c64[N]\n"
+           "  %y = fft %c {axes = [0], inverse = false, norm = \"backward\"} : c64[N]\n"
+           "  %h = slice %y {start = [0], stop = [H], step = [1]} : c64[H]\n  return %h\n}\n",
+           {{"N", signal}, {"H", signal / 2 + 1}}),
+       0},
+      // Circular convolution of two real signals through full complex spectra: the casts fuse
+      // before the transforms, the pointwise product between them, the 1/n scale and the real
+      // part after the inverse.
+      {"fft_convolution",
+       sub("func @f(%a: f32[N], %b: f32[N]) -> (f32[N]) {\n"
+           "  %ca = cast %a : c64[N]\n  %cb = cast %b : c64[N]\n"
+           "  %fa = fft %ca {axes = [0], inverse = false, norm = \"backward\"} : c64[N]\n"
+           "  %fb = fft %cb {axes = [0], inverse = false, norm = \"backward\"} : c64[N]\n"
+           "  %p = mul %fa, %fb : c64[N]\n"
+           "  %y = fft %p {axes = [0], inverse = true, norm = \"forward\"} : c64[N]\n"
+           "  %scale = constant {value = S} : f32[]\n"
+           "  %r = real %y : f32[N]\n  %o = mul %r, %scale : f32[N]\n  return %o\n}\n",
+           {{"N", signal}}),
+       0},
+  };
+  for (LibraryWorkload& w : workloads) {
+    w.text = absl::StrReplaceAll(w.text, {{"value = S}", absl::StrCat("value = ", 1.0 / signal, "}")}});
+    std::fprintf(stderr, "bench_gpu: %s\n", w.name.c_str());
+    const ir::Graph graph = Optimized(w.text);
+    std::shared_ptr<const detail::GpuPlan> plan = Must(gpu.Prepare(graph));
+    std::vector<detail::DeviceTensor> args;
+    for (size_t i = 0; i < graph.params.size(); ++i) {
+      args.push_back(RandomInput(gpu, graph.params[i]->type(), 200 + i, -1, 1));
+    }
+    const int64_t calls_before = gpu.stats().library_calls;
+    Must(gpu.Run(*plan, args).status());
+    Must(gpu.Synchronize());
+    const int64_t calls = gpu.stats().library_calls - calls_before;
+    const Timing t = TimePlan(gpu, *plan, args, quick ? 5 : 15, quick ? 3 : 10);
+    std::string extra = absl::StrCat(", \"kernels\": ", t.kernels, ", \"library_calls\": ", calls);
+    if (w.flops > 0) absl::StrAppend(&extra, ", \"tflops\": ", w.flops / (t.ms * 1e9));
+    Report(w.name, "ms", t.ms, extra);
+  }
+}
+
 /// A 10-op chain through gpuc::compile, call to result on the host, against a bare launch of
 /// an empty kernel + synchronize in the same process.
 void RunLatency(detail::GpuExecutor& gpu) {
@@ -358,6 +453,10 @@ int main(int argc, char** argv) {
   }
   if (argc > 1 && std::string(argv[1]) == "--latency") {
     RunLatency(**gpu);
+    return 0;
+  }
+  if (argc > 1 && std::string(argv[1]) == "--library") {
+    RunLibraryWorkloads(**gpu, argc > 2 && std::string(argv[2]) == "--quick");
     return 0;
   }
   RunCompileTimes();

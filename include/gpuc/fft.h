@@ -6,14 +6,15 @@
 // ways) or "forward" (1/n on the forward transform). Each transform records one fft library
 // node over all its axes; crops, pads and the real-to-complex conversion are views and
 // elementwise nodes that fuse into the code around it. On the host the node runs an
-// O(n log n) FFT in double precision (lib/host_fft.h; cuFFT on the GPU is the next step,
-// issue 8). The inverse real transforms rebuild the full spectrum from the half one
+// O(n log n) FFT in double precision (lib/host_fft.h); on a GPU, cached cuFFT plans
+// (lib/gpu_fft.h). The inverse real transforms rebuild the full spectrum from the half one
 // (a conjugated, reversed copy) and keep the real part of its inverse transform.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GPUC_FFT_H_
 #define GPUC_FFT_H_
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
@@ -59,6 +60,12 @@ Array rfftfreq(int64_t n, double d = 1.0);
 Array fftshift(const Array& x, const std::vector<int64_t>& axes = {});
 /// The inverse of fftshift.
 Array ifftshift(const Array& x, const std::vector<int64_t>& axes = {});
+
+/// How many cuFFT plans each GPU keeps (16 by default; at least 1). A plan costs its setup
+/// time (tens of microseconds to milliseconds) on a miss; the least recently used plan goes
+/// when the cache is full. Plans hold no work area: that comes from gpuc's pool per call.
+void set_plan_cache_size(size_t plans);
+size_t plan_cache_size();
 
 }  // namespace gpuc::fft
 

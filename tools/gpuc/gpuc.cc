@@ -27,6 +27,7 @@
 #include "ir/value_names.h"
 #include "ir/verifier.h"
 #include "lib/gpu_executor.h"
+#include "lib/gpu_library.h"
 #include "lib/host_executor.h"
 #include "passes/buffer_plan.h"
 #include "passes/fusion.h"
@@ -375,9 +376,18 @@ absl::Status Main(const Options& options) {
   } else if (options.emit == "plan") {
     const passes::FusionPlan plan = passes::PlanFusion(optimized, Budgets(options));
     const passes::BufferPlan buffers = passes::PlanBuffers(optimized, plan);
-    if (absl::Status s = WriteOutput(options, passes::PrintBufferPlan(optimized, plan, buffers));
-        !s.ok())
-      return s;
+    std::string text = passes::PrintBufferPlan(optimized, plan, buffers);
+    // Library kernels: the vendor call each executor makes, with its parameters.
+    const ir::ValueNames names(optimized);
+    for (size_t k = 0; k < plan.kernels.size(); ++k) {
+      const passes::FusedKernel& kernel = plan.kernels[k];
+      if (kernel.kind != passes::KernelKind::kLibrary) continue;
+      for (const ir::NodeRef& node : kernel.nodes) {
+        absl::StrAppend(&text, "library ", k, " %", names.NameOf(node.get()), ": ",
+                        detail::DescribeLibraryLowering(*node), "\n");
+      }
+    }
+    if (absl::Status s = WriteOutput(options, text); !s.ok()) return s;
   } else if (options.emit == "llvm" || options.emit == "llvm-opt") {
     const passes::FusionPlan plan = passes::PlanFusion(optimized, Budgets(options));
     absl::StatusOr<std::string> text = LlvmText(optimized, plan, options.emit == "llvm-opt");

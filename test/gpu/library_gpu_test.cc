@@ -1,0 +1,244 @@
+//===- library_gpu_test.cc - matmul and fft through cuBLAS and cuFFT ------===//
+//
+// Library nodes on the GPU against the reference interpreter (a triple loop, a direct DFT):
+// every GEMM dtype, 1-D operands, batches that fold into one GEMM, strided batches, batch axes
+// broadcast against each other, empty sums; FFTs over trailing axes (one plan), leading and
+// middle axes (strided passes), every norm, inverses, primes and length 1, more than three
+// axes, empty arrays. Each case also checks that the node became a vendor call (the stats'
+// library_calls) rather than a host step, and reruns to use the cached handles and plans.
+// Skips without a GPU or without the vendor libraries.
+//
+//===----------------------------------------------------------------------===//
+#include <cmath>
+
+#include <gtest/gtest.h>
+
+#include "absl/strings/str_cat.h"
+#include "gpuc/gpuc.h"
+#include "ir/interpreter.h"
+#include "ir/printer.h"
+#include "lib/gpu_executor.h"
+#include "lib/gpu_fft.h"
+#include "passes/pass_manager.h"
+#include "runtime/cuda_libraries.h"
+#include "test/unit/test_util.h"
+#include "tools/gpuc/random_inputs.h"
+
+namespace gpuc {
+namespace {
+
+using ir::DType;
+
+#define GPUC_REQUIRE_GPU_LIBRARIES(var)                                             \
+  absl::StatusOr<detail::GpuExecutor*> var##_or = detail::GpuExecutor::Get();       \
+  if (!var##_or.ok()) GTEST_SKIP() << "no GPU: " << var##_or.status().message();    \
+  if (!runtime::GetCublas().ok() || !runtime::GetCufft().ok())                      \
+    GTEST_SKIP() << "no vendor libraries: " << runtime::DescribeCudaLibraries();    \
+  detail::GpuExecutor& var = **var##_or
+
+/// Summation order differs from the interpreter's sequential loops: a bound relative to
+/// max(1, |expected|), a few hundred ulps of the sums' sizes here.
+std::string LibraryTolerance(DType dtype) {
+  switch (dtype) {
+    case DType::kFloat32:
+    case DType::kComplex64:
+      return "rel1e-4";
+    case DType::kFloat64:
+    case DType::kComplex128:
+      return "rel1e-11";
+    case DType::kFloat16:  // f32 sums in another order, then one rounding
+      return "rel2e-3";
+    case DType::kBFloat16:
+      return "rel1.6e-2";
+    default:
+      return "exact";
+  }
+}
+
+absl::StatusOr<std::vector<ir::HostTensor>> RunOnGpu(detail::GpuExecutor& gpu,
+                                                     const ir::Graph& graph,
+                                                     const std::vector<ir::HostTensor>& args) {
+  std::vector<detail::DeviceTensor> device_args;
+  for (const ir::HostTensor& a : args) {
+    absl::StatusOr<detail::DeviceTensor> d = gpu.Upload(a);
+    if (!d.ok()) return d.status();
+    device_args.push_back(*d);
+  }
+  absl::StatusOr<std::vector<detail::DeviceTensor>> results = gpu.Run(graph, device_args);
+  if (!results.ok()) return results.status();
+  std::vector<ir::HostTensor> host;
+  for (const detail::DeviceTensor& r : *results) {
+    absl::StatusOr<ir::HostTensor> h = gpu.Download(r);
+    if (!h.ok()) return h.status();
+    host.push_back(*h);
+  }
+  return host;
+}
+
+/// Runs `text` (one library node and its operands) on the GPU twice and on the interpreter,
+/// and expects `calls` vendor calls per run and no host library step.
+void CheckLibraryGraph(detail::GpuExecutor& gpu, const std::string& text, uint64_t seed,
+                       int64_t calls = 1) {
+  SCOPED_TRACE(text);
+  ir::Graph graph = test::ParseVerified(text);
+  const std::vector<ir::HostTensor> args = tool::RandomArguments(graph, seed);
+  absl::StatusOr<std::vector<ir::HostTensor>> want = ir::Interpret(graph, args);
+  ASSERT_TRUE(want.ok()) << want.status();
+  absl::StatusOr<passes::PassManager> pipeline =
+      passes::BuildPipeline(passes::DefaultPipeline(), passes::PassManagerOptions{});
+  ASSERT_TRUE(pipeline.ok());
+  ASSERT_TRUE(pipeline->Run(graph).ok());
+  for (int run = 0; run < 2; ++run) {
+    const detail::GpuBackendStats before = gpu.stats();
+    absl::StatusOr<std::vector<ir::HostTensor>> got = RunOnGpu(gpu, graph, args);
+    ASSERT_TRUE(got.ok()) << got.status();
+    const detail::GpuBackendStats after = gpu.stats();
+    EXPECT_EQ(after.library_calls - before.library_calls, calls) << "run " << run;
+    EXPECT_EQ(after.library_steps, before.library_steps) << "a library step ran on the host";
+    ASSERT_EQ(got->size(), want->size());
+    for (size_t r = 0; r < want->size(); ++r) {
+      EXPECT_EQ(test::CompareTensors((*got)[r], (*want)[r], LibraryTolerance((*want)[r].dtype())),
+                "")
+          << "result " << r << ", run " << run;
+    }
+  }
+}
+
+void CheckMatmul(detail::GpuExecutor& gpu, const std::string& a, const std::string& b,
+                 const std::string& result, uint64_t seed) {
+  CheckLibraryGraph(gpu,
+                    absl::StrCat("func @f(%a: ", a, ", %b: ", b, ") -> (", result,
+                                 ") {\n  %c = matmul %a, %b : ", result, "\n  return %c\n}\n"),
+                    seed);
+}
+
+TEST(LibraryGpuTest, MatmulsOfEveryGemmDtypeAgreeWithTheInterpreter) {
+  GPUC_REQUIRE_GPU_LIBRARIES(gpu);
+  CheckMatmul(gpu, "f32[7,5]", "f32[5,3]", "f32[7,3]", 1);
+  CheckMatmul(gpu, "f64[7,5]", "f64[5,3]", "f64[7,3]", 2);
+  CheckMatmul(gpu, "c64[4,6]", "c64[6,5]", "c64[4,5]", 3);
+  CheckMatmul(gpu, "c128[4,6]", "c128[6,5]", "c128[4,5]", 4);
+  CheckMatmul(gpu, "f16[9,300]", "f16[300,7]", "f16[9,7]", 5);
+  CheckMatmul(gpu, "bf16[5,64]", "bf16[64,3]", "bf16[5,3]", 6);
+  // Past the libraries' tile sizes, with edge tiles in every dimension.
+  CheckMatmul(gpu, "f32[257,300]", "f32[300,131]", "f32[257,131]", 7);
+  CheckMatmul(gpu, "f64[130,70]", "f64[70,129]", "f64[130,129]", 8);
+}
+
+TEST(LibraryGpuTest, VectorsAndBatchesFollowNumPy) {
+  GPUC_REQUIRE_GPU_LIBRARIES(gpu);
+  CheckMatmul(gpu, "f32[5]", "f32[5,4]", "f32[4]", 10);     // a row vector on the left
+  CheckMatmul(gpu, "c128[3,4]", "c128[4]", "c128[3]", 11);  // a column vector on the right
+  CheckMatmul(gpu, "f64[6]", "f64[6]", "f64[]", 12);        // a dot product
+  CheckMatmul(gpu, "f32[8,32,64]", "f32[64,16]", "f32[8,32,16]", 13);  // folded into m
+  CheckMatmul(gpu, "c64[5,3,2]", "c64[2,4]", "c64[5,3,4]", 14);
+  CheckMatmul(gpu, "f32[4]", "f32[2,4,3]", "f32[2,3]", 15);  // one A against a batch of B
+  CheckMatmul(gpu, "f64[6,9,5]", "f64[6,5,7]", "f64[6,9,7]", 16);  // strided batches
+  CheckMatmul(gpu, "f32[3,5]", "f32[4,5,2]", "f32[4,3,2]", 17);
+  // Batch axes broadcast against each other: a call per batch.
+  CheckLibraryGraph(gpu,
+                    "func @f(%a: f64[2,1,4,6], %b: f64[3,6,2]) -> (f64[2,3,4,2]) {\n"
+                    "  %c = matmul %a, %b : f64[2,3,4,2]\n  return %c\n}\n",
+                    18, 1);
+}
+
+TEST(LibraryGpuTest, MixedOperandsAreCastFirstAndEmptyExtentsWork) {
+  GPUC_REQUIRE_GPU_LIBRARIES(gpu);
+  // Canonicalization casts the operands (a fused kernel), then one GEMM of the result dtype.
+  CheckMatmul(gpu, "i32[4,3]", "f32[3,2]", "f64[4,2]", 20);
+  CheckMatmul(gpu, "f32[4,3]", "c128[3,2]", "c128[4,2]", 21);
+  CheckMatmul(gpu, "i16[4,3]", "f16[3,2]", "f32[4,2]", 22);
+  CheckMatmul(gpu, "f32[0,3]", "f32[3,4]", "f32[0,4]", 23);
+  CheckMatmul(gpu, "f64[2,0]", "f64[0,3]", "f64[2,3]", 24);  // an empty sum: zeros
+  CheckMatmul(gpu, "c64[0,2,3]", "c64[3,2]", "c64[0,2,2]", 25);
+}
+
+TEST(LibraryGpuTest, IntegerMatmulsRunOnTheHost) {
+  GPUC_REQUIRE_GPU_LIBRARIES(gpu);
+  const ir::Graph graph = test::ParseVerified(
+      "func @f(%a: i64[3,4], %b: i64[4,2]) -> (i64[3,2]) {\n"
+      "  %c = matmul %a, %b : i64[3,2]\n  return %c\n}\n");
+  const std::vector<ir::HostTensor> args = tool::RandomArguments(graph, 30);
+  const detail::GpuBackendStats before = gpu.stats();
+  absl::StatusOr<std::vector<ir::HostTensor>> got = RunOnGpu(gpu, graph, args);
+  ASSERT_TRUE(got.ok()) << got.status();
+  absl::StatusOr<std::vector<ir::HostTensor>> want = ir::Interpret(graph, args);
+  ASSERT_TRUE(want.ok());
+  EXPECT_EQ(test::CompareTensors((*got)[0], (*want)[0], "exact"), "");
+  EXPECT_EQ(gpu.stats().library_calls, before.library_calls);
+  EXPECT_EQ(gpu.stats().library_steps, before.library_steps + 1);
+}
+
+void CheckFft(detail::GpuExecutor& gpu, const std::string& type, const std::string& attrs,
+              uint64_t seed) {
+  CheckLibraryGraph(gpu,
+                    absl::StrCat("func @f(%x: ", type, ") -> (", type, ") {\n  %y = fft %x {", attrs,
+                                 "} : ", type, "\n  return %y\n}\n"),
+                    seed);
+}
+
+TEST(LibraryGpuTest, FftsOverTrailingAxesAreOnePlanInEveryNorm) {
+  GPUC_REQUIRE_GPU_LIBRARIES(gpu);
+  for (const char* norm : {"backward", "ortho", "forward"}) {
+    for (const char* inverse : {"false", "true"}) {
+      SCOPED_TRACE(absl::StrCat(norm, " inverse=", inverse));
+      const std::string common = absl::StrCat("inverse = ", inverse, ", norm = \"", norm, "\"");
+      CheckFft(gpu, "c64[6,64]", absl::StrCat("axes = [1], ", common), 40);
+      CheckFft(gpu, "c128[3,10,12]", absl::StrCat("axes = [1, 2], ", common), 41);
+      CheckFft(gpu, "c64[2,8,6,5]", absl::StrCat("axes = [1, 2, 3], ", common), 42);
+    }
+  }
+}
+
+TEST(LibraryGpuTest, FftsOfOddLengthsAndOtherAxesAgreeWithTheInterpreter) {
+  GPUC_REQUIRE_GPU_LIBRARIES(gpu);
+  CheckFft(gpu, "c64[97]", "axes = [0], inverse = false", 50);  // a prime
+  CheckFft(gpu, "c128[1000]", "axes = [0], inverse = true", 51);
+  CheckFft(gpu, "c64[4,1]", "axes = [1], inverse = false", 52);  // length 1
+  CheckFft(gpu, "c128[11,6]", "axes = [0], inverse = false", 53);  // a leading axis
+  CheckFft(gpu, "c64[5,7,9]", "axes = [1], inverse = true, norm = \"ortho\"", 54);  // middle
+  CheckFft(gpu, "c128[5,7,9]", "axes = [0, 2], inverse = false, norm = \"forward\"", 55);
+  CheckFft(gpu, "c64[3,4,5,6]", "axes = [0, 1, 2, 3], inverse = false", 56);  // four axes
+  CheckFft(gpu, "c64[1,1]", "axes = [0, 1], inverse = false", 57);  // nothing to transform
+  CheckFft(gpu, "c128[0,8]", "axes = [1], inverse = false", 58);    // empty
+}
+
+TEST(LibraryGpuTest, ThePlanCacheKeepsItsSizeAndEvictsTheLeastRecentlyUsed) {
+  GPUC_REQUIRE_GPU_LIBRARIES(gpu);
+  const size_t before = fft::plan_cache_size();
+  fft::set_plan_cache_size(2);
+  EXPECT_EQ(fft::plan_cache_size(), 2u);
+  // Three shapes through a cache of two: every one is rebuilt and still right.
+  for (int round = 0; round < 2; ++round) {
+    for (int n : {16, 24, 40}) {
+      CheckFft(gpu, absl::StrCat("c64[3,", n, "]"), "axes = [1], inverse = false", 60 + n);
+    }
+  }
+  fft::set_plan_cache_size(before);
+}
+
+TEST(LibraryGpuTest, ApiFftConvolutionRunsAsVendorCalls) {
+  GPUC_REQUIRE_GPU_LIBRARIES(gpu);
+  // irfft(rfft(a) * rfft(b)) through the API, on the GPU device: the circular convolution.
+  const int64_t n = 96;
+  std::vector<float> a(n), b(n);
+  for (int64_t i = 0; i < n; ++i) {
+    a[i] = static_cast<float>(std::sin(0.37 * i) + 0.25);
+    b[i] = static_cast<float>(std::cos(1.3 * i) * 0.5);
+  }
+  const detail::GpuBackendStats before = gpu.stats();
+  set_device("cuda:0");
+  Array x = array(a), y = array(b);
+  Array conv = fft::irfft(fft::rfft(x) * fft::rfft(y), n);
+  const std::vector<float> got = conv.to_host<float>();
+  EXPECT_GE(gpu.stats().library_calls - before.library_calls, 3);
+  ASSERT_EQ(static_cast<int64_t>(got.size()), n);
+  for (int64_t i = 0; i < n; ++i) {
+    double want = 0;
+    for (int64_t j = 0; j < n; ++j) want += double(a[j]) * b[(i - j + n) % n];
+    EXPECT_NEAR(got[i], want, 1e-4 * std::max(1.0, std::fabs(want))) << "element " << i;
+  }
+}
+
+}  // namespace
+}  // namespace gpuc
