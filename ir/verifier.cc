@@ -20,6 +20,9 @@ absl::Span<const absl::string_view> AllowedAttributes(OpCode op) {
   static constexpr absl::string_view kPad[] = {"low", "high", "value"};
   static constexpr absl::string_view kConstant[] = {"value"};
   static constexpr absl::string_view kFft[] = {"axes", "inverse", "norm"};
+  // Set by gpuc::sparse on products of matrices whose structure it checked when they were
+  // built; executors may then skip the check (the interpreter always checks).
+  static constexpr absl::string_view kSpmv[] = {"validated"};
   switch (op) {
     case OpCode::kReduceSum:
     case OpCode::kReduceProd:
@@ -46,6 +49,8 @@ absl::Span<const absl::string_view> AllowedAttributes(OpCode op) {
       return kConstant;
     case OpCode::kFft:
       return kFft;
+    case OpCode::kSpmv:
+      return kSpmv;
     default:
       return {};
   }

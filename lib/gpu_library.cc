@@ -7,7 +7,8 @@
 namespace gpuc::detail {
 
 bool HasGpuLibraryLowering(const ir::Node& node) {
-  return node.op() == ir::OpCode::kMatmul || node.op() == ir::OpCode::kFft;
+  return node.op() == ir::OpCode::kMatmul || node.op() == ir::OpCode::kFft ||
+         node.op() == ir::OpCode::kSpmv;
 }
 
 std::string DescribeLibraryLowering(const ir::Node& node) {
@@ -23,6 +24,13 @@ std::string DescribeLibraryLowering(const ir::Node& node) {
       absl::StatusOr<FftShape> shape = PlanFft(node);
       gpu = shape.ok() ? DescribeFft(node, *shape) : absl::StrCat("on the host (", shape.status().message(), ")");
       host = "radix-2/Bluestein FFT";
+      break;
+    }
+    case ir::OpCode::kSpmv: {
+      absl::StatusOr<SpmvShape> shape = PlanSpmv(node);
+      gpu = shape.ok() ? DescribeSpmv(node, *shape)
+                       : absl::StrCat("on the host (", shape.status().message(), ")");
+      host = "CSR loop";
       break;
     }
     default:
@@ -63,6 +71,21 @@ absl::StatusOr<GpuFft*> GpuLibraries::Fft() {
   return fft_.get();
 }
 
+absl::StatusOr<GpuSparse*> GpuLibraries::Sparse() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!sparse_tried_) {
+    sparse_tried_ = true;
+    absl::StatusOr<std::unique_ptr<GpuSparse>> sparse = GpuSparse::Create(*device_);
+    if (sparse.ok()) {
+      sparse_ = *std::move(sparse);
+    } else {
+      sparse_status_ = sparse.status();
+    }
+  }
+  if (!sparse_) return sparse_status_;
+  return sparse_.get();
+}
+
 absl::StatusOr<LibraryCall> GpuLibraries::Prepare(const ir::Node& node) {
   switch (node.op()) {
     case ir::OpCode::kMatmul: {
@@ -79,6 +102,12 @@ absl::StatusOr<LibraryCall> GpuLibraries::Prepare(const ir::Node& node) {
       if (!shape.ok()) return shape.status();
       return LibraryCall{*shape, DescribeFft(node, *shape)};
     }
+    case ir::OpCode::kSpmv: {
+      absl::StatusOr<SpmvShape> shape = PlanSpmv(node);
+      if (!shape.ok()) return shape.status();
+      if (absl::StatusOr<GpuSparse*> sparse = Sparse(); !sparse.ok()) return sparse.status();
+      return LibraryCall{*shape, DescribeSpmv(node, *shape)};
+    }
     default:
       return absl::UnimplementedError(
           absl::StrCat(ir::OpName(node.op()), " has no GPU library lowering yet"));
@@ -89,6 +118,12 @@ absl::Status GpuLibraries::Run(runtime::CudaStream& stream, const ir::Node& node
                                const LibraryCall& call,
                                absl::Span<const DeviceTensor* const> operands,
                                const DeviceTensor& out) {
+  if (const auto* spmv = std::get_if<SpmvShape>(&call.shape)) {
+    absl::StatusOr<GpuSparse*> sparse = Sparse();
+    if (!sparse.ok()) return sparse.status();
+    return (*sparse)->Spmv(stream, node, *spmv, *operands[0], *operands[1], *operands[2],
+                           *operands[3], out);
+  }
   absl::StatusOr<GpuBlas*> blas = Blas();
   if (!blas.ok()) return blas.status();
   if (const auto* gemm = std::get_if<GemmShape>(&call.shape)) {

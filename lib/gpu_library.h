@@ -1,9 +1,10 @@
 //===- gpu_library.h - Library steps of a GPU plan ------------------------===//
 //
 // The GPU lowering of library nodes: matmul through cuBLAS (lib/gpu_blas.h), fft through
-// cuFFT (lib/gpu_fft.h). Prepare decides once per plan step whether the node has a vendor
-// call and describes it for `gpuc --emit=plan`; a node without one (integer matmuls, a
-// library that is not installed, spmv for now) runs on the host as before.
+// cuFFT (lib/gpu_fft.h), spmv through cuSPARSE (lib/gpu_sparse.h). Prepare decides once per
+// plan step whether the node has a vendor call and describes it for `gpuc --emit=plan`; a
+// node without one (integer matmuls, an unchecked spmv, a library that is not installed) runs
+// on the host as before.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GPUC_LIB_GPU_LIBRARY_H_
@@ -19,12 +20,13 @@
 #include "lib/gpu_blas.h"
 #include "lib/gpu_executor.h"
 #include "lib/gpu_fft.h"
+#include "lib/gpu_sparse.h"
 
 namespace gpuc::detail {
 
 /// What a library step calls, decided when the plan is prepared.
 struct LibraryCall {
-  std::variant<GemmShape, FftShape> shape;
+  std::variant<GemmShape, FftShape, SpmvShape> shape;
   std::string description;  // "cublas gemm m=... " / "cufft c2c ..."
 };
 
@@ -41,13 +43,15 @@ class GpuLibraries {
  private:
   absl::StatusOr<GpuBlas*> Blas();  // loaded on first use
   absl::StatusOr<GpuFft*> Fft();
+  absl::StatusOr<GpuSparse*> Sparse();
 
   runtime::CudaDevice* device_;
   std::mutex mutex_;
   std::unique_ptr<GpuBlas> blas_;
   std::unique_ptr<GpuFft> fft_;
-  absl::Status blas_status_, fft_status_;  // why a library could not be loaded
-  bool blas_tried_ = false, fft_tried_ = false;
+  std::unique_ptr<GpuSparse> sparse_;
+  absl::Status blas_status_, fft_status_, sparse_status_;  // why a library could not be loaded
+  bool blas_tried_ = false, fft_tried_ = false, sparse_tried_ = false;
 };
 
 /// "matmul", "fft", ...: whether the plan display and the executor know the op as a library

@@ -17,6 +17,19 @@ G = 2048 if QUICK else 4096
 SIGNAL = (1 << 20) if QUICK else (1 << 24)
 peers.BATCHES, peers.BATCH = (5, 3) if QUICK else (15, 10)
 GEMM_FLOPS = 2.0 * G ** 3
+SIDE = 512 if QUICK else 2048
+
+
+def poisson_scipy():
+    """The 5-point Laplacian on a SIDE x SIDE grid, CSR with int32 structure, f32 values."""
+    import numpy as np
+    import scipy.sparse as sp
+    one = sp.diags([-1, 4, -1], [-1, 0, 1], shape=(SIDE, SIDE), dtype=np.float32)
+    eye = sp.identity(SIDE, dtype=np.float32)
+    lap = (sp.kron(eye, one) + sp.kron(sp.diags([-1, -1], [-1, 1], shape=(SIDE, SIDE)), eye))
+    lap = lap.astype(np.float32).tocsr()
+    lap.sort_indices()
+    return lap
 
 
 def report(impl, name, ms, flops=0):
@@ -50,6 +63,10 @@ def run_cupy():
     s2 = u(SIGNAL)
     report("cupy", "fft_convolution",
            t(lambda: cp.fft.irfft(cp.fft.rfft(s) * cp.fft.rfft(s2), n=SIGNAL)))
+    import cupyx.scipy.sparse as cps
+    lap = cps.csr_matrix(poisson_scipy())
+    v = u(SIDE * SIDE)
+    report("cupy", "spmv_poisson", t(lambda: lap @ v))
 
 
 def run_torch():
@@ -72,6 +89,12 @@ def run_torch():
     report("torch", "rfft", t(lambda: torch.fft.rfft(s)))
     conv = torch.compile(lambda a, b: torch.fft.irfft(torch.fft.rfft(a) * torch.fft.rfft(b), n=SIGNAL))
     report("torch.compile", "fft_convolution", t(lambda: conv(s, s2)))
+    lap = poisson_scipy()
+    a = torch.sparse_csr_tensor(torch.from_numpy(lap.indptr.astype("int32")),
+                                torch.from_numpy(lap.indices.astype("int32")),
+                                torch.from_numpy(lap.data), size=lap.shape).to(dev)
+    v = u(SIDE * SIDE)
+    report("torch", "spmv_poisson", t(lambda: a @ v))
 
 
 if __name__ == "__main__":

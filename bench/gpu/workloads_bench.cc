@@ -329,6 +329,52 @@ void RunLibraryWorkloads(detail::GpuExecutor& gpu, bool quick) {
   }
 }
 
+/// The 5-point Laplacian on a side x side grid in CSR (int32 structure, f32 values), as device
+/// tensors: values, column indices, row offsets.
+std::vector<detail::DeviceTensor> PoissonCsr(detail::GpuExecutor& gpu, int64_t side) {
+  std::vector<float> values;
+  std::vector<int32_t> columns, offsets = {0};
+  for (int64_t i = 0; i < side; ++i) {
+    for (int64_t j = 0; j < side; ++j) {
+      const int64_t row = i * side + j;
+      auto add = [&](int64_t c, float v) {
+        columns.push_back(static_cast<int32_t>(c));
+        values.push_back(v);
+      };
+      if (i > 0) add(row - side, -1);
+      if (j > 0) add(row - 1, -1);
+      add(row, 4);
+      if (j + 1 < side) add(row + 1, -1);
+      if (i + 1 < side) add(row + side, -1);
+      offsets.push_back(static_cast<int32_t>(columns.size()));
+    }
+  }
+    std::vector<detail::DeviceTensor> out;
+  for (Array a : {array(values), array(columns), array(offsets)}) {
+    eval({a});
+    out.push_back(Must(detail::ImplOf(a, "bench").buffer().OnDevice(gpu)));
+  }
+  return out;
+}
+
+void RunSpmv(detail::GpuExecutor& gpu, bool quick) {
+  const int64_t side = quick ? 512 : 2048, n = side * side;
+  std::vector<detail::DeviceTensor> args = PoissonCsr(gpu, side);
+  const int64_t nnz = args[0].type.shape.num_elements();
+  const ir::Graph graph = Optimized(absl::StrCat(
+      "func @f(%v: f32[", nnz, "], %c: i32[", nnz, "], %o: i32[", n + 1, "], %x: f32[", n,
+      "]) -> (f32[", n, "]) {\n  %y = spmv %v, %c, %o, %x {validated = true} : f32[", n,
+      "]\n  return %y\n}\n"));
+  args.push_back(RandomInput(gpu, graph.params[3]->type(), 300, -1, 1));
+  std::shared_ptr<const detail::GpuPlan> plan = Must(gpu.Prepare(graph));
+  const Timing t = TimePlan(gpu, *plan, args, quick ? 5 : 15, 10);
+  // Bytes: values and columns once, offsets, x at least once, y.
+  const double bytes = nnz * 8.0 + (n + 1) * 4.0 + n * 8.0;
+  Report("spmv_poisson", "ms", t.ms,
+         absl::StrCat(", \"rows\": ", n, ", \"nnz\": ", nnz, ", \"gbps_min\": ",
+                      bytes / (t.ms * 1e6)));
+}
+
 /// A 10-op chain through gpuc::compile, call to result on the host, against a bare launch of
 /// an empty kernel + synchronize in the same process.
 void RunLatency(detail::GpuExecutor& gpu) {
@@ -457,6 +503,7 @@ int main(int argc, char** argv) {
   }
   if (argc > 1 && std::string(argv[1]) == "--library") {
     RunLibraryWorkloads(**gpu, argc > 2 && std::string(argv[2]) == "--quick");
+    RunSpmv(**gpu, argc > 2 && std::string(argv[2]) == "--quick");
     return 0;
   }
   RunCompileTimes();

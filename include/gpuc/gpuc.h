@@ -9,6 +9,7 @@
 #include "gpuc/errors.h"        // IWYU pragma: export
 #include "gpuc/evaluation.h"    // IWYU pragma: export
 #include "gpuc/fft.h"           // IWYU pragma: export
+#include "gpuc/sparse.h"        // IWYU pragma: export
 #include "gpuc/function.h"      // IWYU pragma: export
 #include "gpuc/io.h"            // IWYU pragma: export
 #include "gpuc/linalg.h"        // IWYU pragma: export

@@ -6,6 +6,8 @@
 // middle axes (strided passes), every norm, inverses, primes and length 1, more than three
 // axes, empty arrays. Each case also checks that the node became a vendor call (the stats'
 // library_calls) rather than a host step, and reruns to use the cached handles and plans.
+// Sparse products: checked structures through cuSPARSE (f32, f64, complex, i32 and i64
+// indices), an unchecked one on the host's checking loop, and the API's products.
 // Skips without a GPU or without the vendor libraries.
 //
 //===----------------------------------------------------------------------===//
@@ -32,7 +34,8 @@ using ir::DType;
 #define GPUC_REQUIRE_GPU_LIBRARIES(var)                                             \
   absl::StatusOr<detail::GpuExecutor*> var##_or = detail::GpuExecutor::Get();       \
   if (!var##_or.ok()) GTEST_SKIP() << "no GPU: " << var##_or.status().message();    \
-  if (!runtime::GetCublas().ok() || !runtime::GetCufft().ok())                      \
+  if (!runtime::GetCublas().ok() || !runtime::GetCufft().ok() ||                    \
+      !runtime::GetCusparse().ok())                                                 \
     GTEST_SKIP() << "no vendor libraries: " << runtime::DescribeCudaLibraries();    \
   detail::GpuExecutor& var = **var##_or
 
@@ -238,6 +241,91 @@ TEST(LibraryGpuTest, ApiFftConvolutionRunsAsVendorCalls) {
     for (int64_t j = 0; j < n; ++j) want += double(a[j]) * b[(i - j + n) % n];
     EXPECT_NEAR(got[i], want, 1e-4 * std::max(1.0, std::fabs(want))) << "element " << i;
   }
+}
+
+/// A random `rows` x `cols` CSR structure (about `per_row` sorted, distinct columns a row, some
+/// rows empty) as .gir-ready host tensors of `index` dtype, and values of `dtype`.
+std::vector<ir::HostTensor> RandomCsr(int64_t rows, int64_t cols, int per_row, DType dtype,
+                                      DType index, uint64_t seed) {
+  std::vector<double> offsets = {0}, columns;
+  uint64_t state = seed * 0x9E3779B97F4A7C15ull + 1;
+  auto next = [&] {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return state;
+  };
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t c = 0; c < cols; ++c) {
+      if (static_cast<int64_t>(next() % cols) < per_row) columns.push_back(static_cast<double>(c));
+    }
+    offsets.push_back(static_cast<double>(columns.size()));
+  }
+  std::vector<double> values(columns.size());
+  for (double& v : values) v = static_cast<double>(next() % 2001) / 1000.0 - 1.0;
+  return {test::MakeTensor(dtype, values), test::MakeTensor(index, columns),
+          test::MakeTensor(index, offsets)};
+}
+
+void CheckSpmv(detail::GpuExecutor& gpu, int64_t rows, int64_t cols, DType dtype, DType index,
+               bool validated, uint64_t seed) {
+  std::vector<ir::HostTensor> args = RandomCsr(rows, cols, 4, dtype, index, seed);
+  const int64_t nnz = args[0].num_elements();
+  const std::string t(ir::DTypeName(dtype)), i(ir::DTypeName(index));
+  const std::string text = absl::StrCat(
+      "func @f(%v: ", t, "[", nnz, "], %c: ", i, "[", nnz, "], %o: ", i, "[", rows + 1, "], %x: ",
+      t, "[", cols, "]) -> (", t, "[", rows, "]) {\n  %y = spmv %v, %c, %o, %x",
+      validated ? " {validated = true}" : "", " : ", t, "[", rows, "]\n  return %y\n}\n");
+  SCOPED_TRACE(text);
+  const ir::Graph graph = test::ParseVerified(text);
+  args.push_back(tool::RandomArguments(graph, seed)[3]);
+  absl::StatusOr<std::vector<ir::HostTensor>> want = ir::Interpret(graph, args);
+  ASSERT_TRUE(want.ok()) << want.status();
+  const detail::GpuBackendStats before = gpu.stats();
+  absl::StatusOr<std::vector<ir::HostTensor>> got = RunOnGpu(gpu, graph, args);
+  ASSERT_TRUE(got.ok()) << got.status();
+  const detail::GpuBackendStats after = gpu.stats();
+  // Only a checked structure goes to cuSPARSE; an unchecked one keeps the checking loop.
+  EXPECT_EQ(after.library_calls - before.library_calls, validated ? 1 : 0);
+  EXPECT_EQ(after.library_steps - before.library_steps, validated ? 0 : 1);
+  EXPECT_EQ(test::CompareTensors((*got)[0], (*want)[0], LibraryTolerance(dtype)), "");
+}
+
+TEST(LibraryGpuTest, CheckedSparseProductsRunThroughCusparse) {
+  GPUC_REQUIRE_GPU_LIBRARIES(gpu);
+  CheckSpmv(gpu, 300, 200, DType::kFloat32, DType::kInt32, true, 70);
+  CheckSpmv(gpu, 257, 1000, DType::kFloat64, DType::kInt64, true, 71);
+  CheckSpmv(gpu, 40, 30, DType::kComplex64, DType::kInt32, true, 72);
+  CheckSpmv(gpu, 40, 30, DType::kComplex128, DType::kInt64, true, 73);
+  CheckSpmv(gpu, 50, 60, DType::kFloat32, DType::kInt32, false, 74);
+}
+
+TEST(LibraryGpuTest, ApiSparseProductsAgreeWithTheirDenseForm) {
+  GPUC_REQUIRE_GPU_LIBRARIES(gpu);
+  set_device("cuda:0");
+  random::Generator rng(5);
+  const int64_t rows = 500, cols = 300;
+  std::vector<int64_t> indptr = {0}, indices;
+  const std::vector<double> mask = rng.uniform({rows, cols}).to_host<double>();
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t c = 0; c < cols; ++c) {
+      if (mask[r * cols + c] < 0.02) indices.push_back(c);
+    }
+    indptr.push_back(static_cast<int64_t>(indices.size()));
+  }
+  const sparse::CsrMatrix a(rng.normal({static_cast<int64_t>(indices.size())}, 0, 1, float32),
+                            array(indices), array(indptr), {rows, cols});
+  const Array x = rng.normal({cols, 5}, 0, 1, float32);
+  const detail::GpuBackendStats before = gpu.stats();
+  const std::vector<float> got = sparse::matmul(a, x).to_host<float>();
+  EXPECT_EQ(gpu.stats().library_calls - before.library_calls, 1);  // one call for 5 columns
+  const std::vector<float> want = matmul(a.to_dense(), x).to_host<float>();
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    EXPECT_NEAR(got[i], want[i], 1e-4 * std::max(1.0f, std::fabs(want[i]))) << i;
+  }
+  const std::vector<float> t = sparse::matmul(a.transpose(), rng.normal({rows}, 0, 1, float32)).to_host<float>();
+  EXPECT_EQ(static_cast<int64_t>(t.size()), cols);
 }
 
 }  // namespace

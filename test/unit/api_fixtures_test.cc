@@ -23,6 +23,11 @@ using CaseFn = std::function<Array(const Inputs&)>;
 const std::string kFixtureDir = GPUC_SOURCE_DIR "/test/fixtures/api/";
 const Slice kReversed(none, none, -1);
 
+sparse::CsrMatrix Csr(const Inputs& in) { return sparse::CsrMatrix(in[0], in[1], in[2], {6, 5}); }
+sparse::CsrMatrix Coo(const Inputs& in) {
+  return sparse::CsrMatrix::from_coo(in[0], in[1], in[2], {6, 5});
+}
+
 // The case table is laid out by hand, several short cases to a line; clang-format stays off it.
 // clang-format off
 #define UNARY_CASE(fn, src) {#fn "_" #src, [](const Inputs& in) { return fn(in[0]); }},
@@ -164,6 +169,15 @@ const std::map<std::string, CaseFn>& Cases() {
       {"fftshift_f64sig", [](const Inputs& in) { return fft::fftshift(in[0]); }},
       {"ifftshift_f64sig", [](const Inputs& in) { return fft::ifftshift(in[0]); }},
       {"fftshift_axis1_c128sig", [](const Inputs& in) { return fft::fftshift(in[0], {1}); }},
+
+      // The sparse inputs are a 6x5 matrix: CSR (data, indices, indptr) or COO (row, col, data).
+      {"sparse_spmv", [](const Inputs& in) { return sparse::matmul(Csr(in), in[3]); }},
+      {"sparse_spmm", [](const Inputs& in) { return sparse::matmul(Csr(in), in[3]); }},
+      {"sparse_transpose_spmv", [](const Inputs& in) { return sparse::matmul(Csr(in).transpose(), in[3]); }},
+      {"sparse_to_dense", [](const Inputs& in) { return Csr(in).to_dense(); }},
+      {"sparse_complex_spmv", [](const Inputs& in) { return sparse::matmul(Csr(in), in[3]); }},
+      {"sparse_coo_to_dense", [](const Inputs& in) { return Coo(in).to_dense(); }},
+      {"sparse_coo_spmv", [](const Inputs& in) { return sparse::matmul(Coo(in), in[3]); }},
 
       {"sum_all_f64big", [](const Inputs& in) { return sum(in[0]); }},
       {"sum_axis1_f64big", [](const Inputs& in) { return sum(in[0], 1); }},

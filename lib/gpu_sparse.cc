@@ -1,0 +1,167 @@
+//===- gpu_sparse.cc - spmv nodes as cuSPARSE calls -----------------------===//
+#include "lib/gpu_sparse.h"
+
+#include <optional>
+
+#include "absl/strings/str_cat.h"
+
+namespace gpuc::detail {
+namespace {
+
+using ir::DType;
+
+std::optional<cudaDataType> SparseTypeFor(DType dtype) {
+  switch (dtype) {
+    case DType::kFloat32:
+      return CUDA_R_32F;
+    case DType::kFloat64:
+      return CUDA_R_64F;
+    case DType::kComplex64:
+      return CUDA_C_32F;
+    case DType::kComplex128:
+      return CUDA_C_64F;
+    default:
+      return std::nullopt;
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<SpmvShape> PlanSpmv(const ir::Node& spmv) {
+  const DType dtype = spmv.dtype();
+  if (!SparseTypeFor(dtype)) {
+    return absl::UnimplementedError(
+        absl::StrCat("cuSPARSE has no ", ir::DTypeName(dtype), " SpMV"));
+  }
+  absl::StatusOr<bool> validated = spmv.attrs().GetBool("validated", false);
+  if (!validated.ok()) return validated.status();
+  if (!*validated) {
+    return absl::UnimplementedError(
+        "its CSR structure was not checked (only gpuc::sparse matrices are; cuSPARSE reads "
+        "indices unchecked)");
+  }
+  const ir::TensorType& values = spmv.operand(0).type();
+  const ir::TensorType& x = spmv.operand(3).type();
+  if (values.dtype != dtype || x.dtype != dtype) {
+    return absl::UnimplementedError(absl::StrCat("spmv operands ", values.ToString(), " and ",
+                                                 x.ToString(), " are not of the result dtype ",
+                                                 ir::DTypeName(dtype)));
+  }
+  SpmvShape shape;
+  shape.rows = spmv.type().shape[0];
+  shape.cols = x.shape[0];
+  shape.nnz = values.shape[0];
+  shape.index64 = spmv.operand(1).dtype() == DType::kInt64;
+  return shape;
+}
+
+std::string DescribeSpmv(const ir::Node& spmv, const SpmvShape& s) {
+  return absl::StrCat("cusparse spmv rows=", s.rows, " cols=", s.cols, " nnz=", s.nnz, " ",
+                      ir::DTypeName(spmv.dtype()), s.index64 ? " i64" : " i32");
+}
+
+absl::StatusOr<std::unique_ptr<GpuSparse>> GpuSparse::Create(runtime::CudaDevice& device) {
+  absl::StatusOr<const runtime::Cusparse*> cusparse = runtime::GetCusparse();
+  if (!cusparse.ok()) return cusparse.status();
+  if (absl::Status s = device.MakeCurrent(); !s.ok()) return s;
+  cusparseHandle_t handle = nullptr;
+  if (absl::Status s =
+          runtime::CusparseStatus((*cusparse)->cusparseCreate(&handle), "cusparseCreate");
+      !s.ok()) {
+    return s;
+  }
+  return std::unique_ptr<GpuSparse>(new GpuSparse(&device, *cusparse, handle));
+}
+
+GpuSparse::~GpuSparse() {
+  if (device_->MakeCurrent().ok()) cusparse_->cusparseDestroy(handle_);
+}
+
+absl::Status GpuSparse::Spmv(runtime::CudaStream& stream, const ir::Node& spmv,
+                             const SpmvShape& shape, const DeviceTensor& values,
+                             const DeviceTensor& columns, const DeviceTensor& offsets,
+                             const DeviceTensor& x, const DeviceTensor& y) {
+  if (shape.rows == 0) return absl::OkStatus();
+  if (shape.nnz == 0 || shape.cols == 0) {  // no entries: zeros
+    return device_->Check(device_->driver().cuMemsetD8Async(
+                              y.address, 0, static_cast<size_t>(y.size_in_bytes()),
+                              stream.handle()),
+                          "cuMemsetD8Async");
+  }
+  const cudaDataType type = *SparseTypeFor(spmv.dtype());
+  const cusparseIndexType_t index = shape.index64 ? CUSPARSE_INDEX_64I : CUSPARSE_INDEX_32I;
+  const bool wide = type == CUDA_R_64F || type == CUDA_C_64F;
+  const float one_f[2] = {1, 0}, zero_f[2] = {0, 0};
+  const double one_d[2] = {1, 0}, zero_d[2] = {0, 0};
+  const void* alpha = wide ? static_cast<const void*>(one_d) : one_f;
+  const void* beta = wide ? static_cast<const void*>(zero_d) : zero_f;
+  const std::string what = DescribeSpmv(spmv, shape);
+  auto check = [&](cusparseStatus_t status, const char* call) {
+    return runtime::CusparseStatus(status, absl::StrCat(call, " (", what, ")"));
+  };
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (absl::Status s = device_->MakeCurrent(); !s.ok()) return s;
+  if (absl::Status s = check(cusparse_->cusparseSetStream(handle_, stream.handle()),
+                             "cusparseSetStream");
+      !s.ok()) {
+    return s;
+  }
+  cusparseSpMatDescr_t matrix = nullptr;
+  cusparseDnVecDescr_t vx = nullptr, vy = nullptr;
+  // The descriptors are host-side metadata, released on every path once the call is queued.
+  struct Release {
+    const runtime::Cusparse* lib;
+    cusparseSpMatDescr_t* m;
+    cusparseDnVecDescr_t *x, *y;
+    ~Release() {
+      if (*m) lib->cusparseDestroySpMat(*m);
+      if (*x) lib->cusparseDestroyDnVec(*x);
+      if (*y) lib->cusparseDestroyDnVec(*y);
+    }
+  } release{cusparse_, &matrix, &vx, &vy};
+  if (absl::Status s = check(
+          cusparse_->cusparseCreateCsr(&matrix, shape.rows, shape.cols, shape.nnz,
+                                       reinterpret_cast<void*>(offsets.address),
+                                       reinterpret_cast<void*>(columns.address),
+                                       reinterpret_cast<void*>(values.address), index, index,
+                                       CUSPARSE_INDEX_BASE_ZERO, type),
+          "cusparseCreateCsr");
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = check(cusparse_->cusparseCreateDnVec(
+                                 &vx, shape.cols, reinterpret_cast<void*>(x.address), type),
+                             "cusparseCreateDnVec");
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = check(cusparse_->cusparseCreateDnVec(
+                                 &vy, shape.rows, reinterpret_cast<void*>(y.address), type),
+                             "cusparseCreateDnVec");
+      !s.ok()) {
+    return s;
+  }
+  size_t bytes = 0;
+  if (absl::Status s = check(cusparse_->cusparseSpMV_bufferSize(
+                                 handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha, matrix, vx,
+                                 beta, vy, type, CUSPARSE_SPMV_CSR_ALG1, &bytes),
+                             "cusparseSpMV_bufferSize");
+      !s.ok()) {
+    return s;
+  }
+  // Stream-ordered: freed back to the pool after the call is queued, reused only behind it.
+  std::shared_ptr<DeviceStorage> buffer;
+  if (bytes > 0) {
+    absl::StatusOr<std::shared_ptr<DeviceStorage>> b =
+        DeviceStorage::Allocate(*device_, stream, bytes);
+    if (!b.ok()) return b.status();
+    buffer = *std::move(b);
+  }
+  return check(cusparse_->cusparseSpMV(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha, matrix,
+                                       vx, beta, vy, type, CUSPARSE_SPMV_CSR_ALG1,
+                                       buffer ? reinterpret_cast<void*>(buffer->address())
+                                              : nullptr),
+               "cusparseSpMV");
+}
+
+}  // namespace gpuc::detail
