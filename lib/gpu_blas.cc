@@ -59,8 +59,7 @@ absl::StatusOr<GemmShape> PlanGemm(const ir::Node& matmul) {
   const ir::TensorType& a = matmul.operand(0).type();
   const ir::TensorType& b = matmul.operand(1).type();
   if (!TypesFor(dtype)) {
-    return absl::UnimplementedError(
-        absl::StrCat("cuBLAS has no ", ir::DTypeName(dtype), " GEMM"));
+    return absl::UnimplementedError(absl::StrCat("cuBLAS has no ", ir::DTypeName(dtype), " GEMM"));
   }
   if (a.dtype != dtype || b.dtype != dtype) {
     return absl::UnimplementedError(absl::StrCat("matmul operands ", a.ToString(), " and ",
@@ -94,8 +93,8 @@ absl::StatusOr<GemmShape> PlanGemm(const ir::Node& matmul) {
     g.batch = count;
   }
   if (g.m > INT_MAX || g.n > INT_MAX || g.k > INT_MAX || g.batch > INT_MAX) {
-    return absl::UnimplementedError(absl::StrCat("matmul of ", a.ToString(), " and ",
-                                                 b.ToString(), " exceeds cuBLAS's int sizes"));
+    return absl::UnimplementedError(absl::StrCat("matmul of ", a.ToString(), " and ", b.ToString(),
+                                                 " exceeds cuBLAS's int sizes"));
   }
   return g;
 }
@@ -150,10 +149,10 @@ absl::Status GpuBlas::Matmul(runtime::CudaStream& stream, const ir::Node& matmul
                              const DeviceTensor& c) {
   if (g.m == 0 || g.n == 0 || g.batch == 0) return absl::OkStatus();
   if (g.k == 0) {  // an empty sum: zeros
-    return device_->Check(device_->driver().cuMemsetD8Async(
-                              c.address, 0, static_cast<size_t>(c.size_in_bytes()),
-                              stream.handle()),
-                          "cuMemsetD8Async");
+    return device_->Check(
+        device_->driver().cuMemsetD8Async(c.address, 0, static_cast<size_t>(c.size_in_bytes()),
+                                          stream.handle()),
+        "cuMemsetD8Async");
   }
   const DType dtype = matmul.dtype();
   const CublasTypes types = *TypesFor(dtype);
@@ -173,10 +172,10 @@ absl::Status GpuBlas::Matmul(runtime::CudaStream& stream, const ir::Node& matmul
         cublas_->cublasGemmStridedBatchedEx(
             handle_, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(g.n), static_cast<int>(m),
             static_cast<int>(g.k), alpha, reinterpret_cast<const void*>(b_address), types.data,
-            static_cast<int>(g.n), b_stride, reinterpret_cast<const void*>(a_address),
-            types.data, static_cast<int>(g.k), a_stride, beta,
-            reinterpret_cast<void*>(c_address), types.data, static_cast<int>(g.n), m * g.n,
-            static_cast<int>(batch), types.compute, CUBLAS_GEMM_DEFAULT),
+            static_cast<int>(g.n), b_stride, reinterpret_cast<const void*>(a_address), types.data,
+            static_cast<int>(g.k), a_stride, beta, reinterpret_cast<void*>(c_address), types.data,
+            static_cast<int>(g.n), m * g.n, static_cast<int>(batch), types.compute,
+            CUBLAS_GEMM_DEFAULT),
         absl::StrCat("cublasGemmStridedBatchedEx (", DescribeGemm(matmul, g), ")"));
   };
   if (!g.per_batch_loop) {
@@ -209,9 +208,9 @@ absl::Status GpuBlas::Scale(runtime::CudaStream& stream, const DeviceTensor& x, 
     const int count = static_cast<int>(std::min<int64_t>(total - done, INT_MAX));
     void* p = reinterpret_cast<void*>(x.address + done * size);
     cublasStatus_t status =
-        single ? cublas_->cublasCsscal(handle_, count, &factor_f, static_cast<cuComplex*>(p), 1)
-               : cublas_->cublasZdscal(handle_, count, &factor,
-                                       static_cast<cuDoubleComplex*>(p), 1);
+        single
+            ? cublas_->cublasCsscal(handle_, count, &factor_f, static_cast<cuComplex*>(p), 1)
+            : cublas_->cublasZdscal(handle_, count, &factor, static_cast<cuDoubleComplex*>(p), 1);
     if (absl::Status s = runtime::CublasStatus(status, single ? "cublasCsscal" : "cublasZdscal");
         !s.ok()) {
       return s;

@@ -27,10 +27,10 @@ namespace gpuc::detail {
 /// The GEMM a matmul node becomes: row-major C[batch][m×n] = A[m×k] · B[k×n].
 struct GemmShape {
   int64_t m = 0, n = 0, k = 0;
-  int64_t batch = 1;  // GEMMs in one strided-batched call
+  int64_t batch = 1;                   // GEMMs in one strided-batched call
   int64_t a_stride = 0, b_stride = 0;  // elements between batches (0: broadcast)
-  bool folded = false;         // batches of A stacked into m against one B
-  bool per_batch_loop = false;  // batch axes broadcast against each other: a call per batch
+  bool folded = false;                 // batches of A stacked into m against one B
+  bool per_batch_loop = false;         // batch axes broadcast against each other: a call per batch
 };
 
 /// Ok with the GEMM, or Unimplemented saying why the node stays on the host (integer or bool

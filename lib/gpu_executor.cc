@@ -569,7 +569,7 @@ absl::StatusOr<std::vector<DeviceTensor>> GpuExecutor::Run(const GpuPlan& plan,
   }
   absl::flat_hash_map<const ir::Node*, int> readers = plan.readers;
   for (const GpuPlanStep& step : plan.steps) {
-    absl::Status s = step.library    ? impl_->RunLibrary(stream, step, values, allocate)
+    absl::Status s = step.library     ? impl_->RunLibrary(stream, step, values, allocate)
                      : !step.compiled ? impl_->RunOnHost(stream, *step.kernel, values)
                      : replay ? impl_->RunKernel(stream, step, values, allocate, &launches, &keep)
                               : impl_->RunKernel(stream, step, values, allocate);

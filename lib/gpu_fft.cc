@@ -52,7 +52,8 @@ absl::StatusOr<FftShape> PlanFft(const ir::Node& fft) {
   if (fft.type().shape.num_elements() == 0) return shape;
   const size_t rank = dims.size(), k = sorted.size();
   bool trailing = k <= 3;
-  for (size_t i = 0; i < k && trailing; ++i) trailing = sorted[i] == static_cast<int64_t>(rank - k + i);
+  for (size_t i = 0; i < k && trailing; ++i)
+    trailing = sorted[i] == static_cast<int64_t>(rank - k + i);
   if (trailing) {
     FftPass pass;
     pass.rank = static_cast<int>(k);
@@ -100,8 +101,8 @@ std::string DescribeFft(const ir::Node& fft, const FftShape& shape) {
 }
 
 bool GpuFft::PlanKey::operator==(const PlanKey& o) const {
-  return double_precision == o.double_precision && pass.rank == o.pass.rank &&
-         pass.n == o.pass.n && pass.stride == o.pass.stride && pass.distance == o.pass.distance &&
+  return double_precision == o.double_precision && pass.rank == o.pass.rank && pass.n == o.pass.n &&
+         pass.stride == o.pass.stride && pass.distance == o.pass.distance &&
          pass.batch == o.pass.batch;
 }
 
@@ -142,8 +143,7 @@ absl::StatusOr<GpuFft::CachedPlan*> GpuFft::GetPlan(const PlanKey& key) {
   }
   EvictBeyond(FftPlanCacheCapacity() - 1);
   cufftHandle handle = 0;
-  if (absl::Status s = runtime::CufftStatus(cufft_->cufftCreate(&handle), "cufftCreate");
-      !s.ok()) {
+  if (absl::Status s = runtime::CufftStatus(cufft_->cufftCreate(&handle), "cufftCreate"); !s.ok()) {
     return s;
   }
   // gpuc's pool provides the work area at each execution.
@@ -155,10 +155,10 @@ absl::StatusOr<GpuFft::CachedPlan*> GpuFft::GetPlan(const PlanKey& key) {
   cufftResult made = cufft_->cufftMakePlanMany64(
       handle, p.rank, n, embed, p.stride, p.distance, embed, p.stride, p.distance,
       key.double_precision ? CUFFT_Z2Z : CUFFT_C2C, p.batch, &work);
-  if (absl::Status s = runtime::CufftStatus(
-          made, absl::StrCat("cufftMakePlanMany64 (rank ", p.rank, ", n ",
-                             absl::StrJoin(absl::MakeSpan(n, p.rank), "x"), ", batch ", p.batch,
-                             ")"));
+  if (absl::Status s =
+          runtime::CufftStatus(made, absl::StrCat("cufftMakePlanMany64 (rank ", p.rank, ", n ",
+                                                  absl::StrJoin(absl::MakeSpan(n, p.rank), "x"),
+                                                  ", batch ", p.batch, ")"));
       !s.ok()) {
     cufft_->cufftDestroy(handle);
     return s;
@@ -214,14 +214,14 @@ absl::Status GpuFft::Run(runtime::CudaStream& stream, const ir::Node& fft, const
         const uint64_t offset = static_cast<uint64_t>(c * pass.call_stride * size);
         void* src = reinterpret_cast<void*>(source + offset);
         void* dst = reinterpret_cast<void*>(out.address + offset);
-        cufftResult r =
-            wide ? cufft_->cufftExecZ2Z(handle, static_cast<cufftDoubleComplex*>(src),
-                                        static_cast<cufftDoubleComplex*>(dst), direction)
-                 : cufft_->cufftExecC2C(handle, static_cast<cufftComplex*>(src),
-                                        static_cast<cufftComplex*>(dst), direction);
-        if (absl::Status s = runtime::CufftStatus(
-                r, absl::StrCat(wide ? "cufftExecZ2Z (" : "cufftExecC2C (",
-                                DescribeFft(fft, shape), ")"));
+        cufftResult r = wide
+                            ? cufft_->cufftExecZ2Z(handle, static_cast<cufftDoubleComplex*>(src),
+                                                   static_cast<cufftDoubleComplex*>(dst), direction)
+                            : cufft_->cufftExecC2C(handle, static_cast<cufftComplex*>(src),
+                                                   static_cast<cufftComplex*>(dst), direction);
+        if (absl::Status s =
+                runtime::CufftStatus(r, absl::StrCat(wide ? "cufftExecZ2Z (" : "cufftExecC2C (",
+                                                     DescribeFft(fft, shape), ")"));
             !s.ok()) {
           return s;
         }

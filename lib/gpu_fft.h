@@ -70,7 +70,7 @@ class GpuFft {
   GpuFft(runtime::CudaDevice* device, const runtime::Cufft* cufft)
       : device_(device), cufft_(cufft) {}
   absl::StatusOr<CachedPlan*> GetPlan(const PlanKey& key);  // caller holds mutex_
-  void EvictBeyond(size_t capacity);                         // caller holds mutex_
+  void EvictBeyond(size_t capacity);                        // caller holds mutex_
 
   runtime::CudaDevice* device_;
   const runtime::Cufft* cufft_;

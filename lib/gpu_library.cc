@@ -16,13 +16,15 @@ std::string DescribeLibraryLowering(const ir::Node& node) {
   switch (node.op()) {
     case ir::OpCode::kMatmul: {
       absl::StatusOr<GemmShape> gemm = PlanGemm(node);
-      gpu = gemm.ok() ? DescribeGemm(node, *gemm) : absl::StrCat("on the host (", gemm.status().message(), ")");
+      gpu = gemm.ok() ? DescribeGemm(node, *gemm)
+                      : absl::StrCat("on the host (", gemm.status().message(), ")");
       host = HostBlasHandles(node) ? "OpenBLAS gemm" : "interpreter loop";
       break;
     }
     case ir::OpCode::kFft: {
       absl::StatusOr<FftShape> shape = PlanFft(node);
-      gpu = shape.ok() ? DescribeFft(node, *shape) : absl::StrCat("on the host (", shape.status().message(), ")");
+      gpu = shape.ok() ? DescribeFft(node, *shape)
+                       : absl::StrCat("on the host (", shape.status().message(), ")");
       host = "radix-2/Bluestein FFT";
       break;
     }

@@ -83,10 +83,10 @@ absl::Status GpuSparse::Spmv(runtime::CudaStream& stream, const ir::Node& spmv,
                              const DeviceTensor& x, const DeviceTensor& y) {
   if (shape.rows == 0) return absl::OkStatus();
   if (shape.nnz == 0 || shape.cols == 0) {  // no entries: zeros
-    return device_->Check(device_->driver().cuMemsetD8Async(
-                              y.address, 0, static_cast<size_t>(y.size_in_bytes()),
-                              stream.handle()),
-                          "cuMemsetD8Async");
+    return device_->Check(
+        device_->driver().cuMemsetD8Async(y.address, 0, static_cast<size_t>(y.size_in_bytes()),
+                                          stream.handle()),
+        "cuMemsetD8Async");
   }
   const cudaDataType type = *SparseTypeFor(spmv.dtype());
   const cusparseIndexType_t index = shape.index64 ? CUSPARSE_INDEX_64I : CUSPARSE_INDEX_32I;
@@ -101,8 +101,8 @@ absl::Status GpuSparse::Spmv(runtime::CudaStream& stream, const ir::Node& spmv,
   };
   std::lock_guard<std::mutex> lock(mutex_);
   if (absl::Status s = device_->MakeCurrent(); !s.ok()) return s;
-  if (absl::Status s = check(cusparse_->cusparseSetStream(handle_, stream.handle()),
-                             "cusparseSetStream");
+  if (absl::Status s =
+          check(cusparse_->cusparseSetStream(handle_, stream.handle()), "cusparseSetStream");
       !s.ok()) {
     return s;
   }
@@ -120,31 +120,30 @@ absl::Status GpuSparse::Spmv(runtime::CudaStream& stream, const ir::Node& spmv,
     }
   } release{cusparse_, &matrix, &vx, &vy};
   if (absl::Status s = check(
-          cusparse_->cusparseCreateCsr(&matrix, shape.rows, shape.cols, shape.nnz,
-                                       reinterpret_cast<void*>(offsets.address),
-                                       reinterpret_cast<void*>(columns.address),
-                                       reinterpret_cast<void*>(values.address), index, index,
-                                       CUSPARSE_INDEX_BASE_ZERO, type),
+          cusparse_->cusparseCreateCsr(
+              &matrix, shape.rows, shape.cols, shape.nnz, reinterpret_cast<void*>(offsets.address),
+              reinterpret_cast<void*>(columns.address), reinterpret_cast<void*>(values.address),
+              index, index, CUSPARSE_INDEX_BASE_ZERO, type),
           "cusparseCreateCsr");
       !s.ok()) {
     return s;
   }
-  if (absl::Status s = check(cusparse_->cusparseCreateDnVec(
-                                 &vx, shape.cols, reinterpret_cast<void*>(x.address), type),
-                             "cusparseCreateDnVec");
+  if (absl::Status s = check(
+          cusparse_->cusparseCreateDnVec(&vx, shape.cols, reinterpret_cast<void*>(x.address), type),
+          "cusparseCreateDnVec");
       !s.ok()) {
     return s;
   }
-  if (absl::Status s = check(cusparse_->cusparseCreateDnVec(
-                                 &vy, shape.rows, reinterpret_cast<void*>(y.address), type),
-                             "cusparseCreateDnVec");
+  if (absl::Status s = check(
+          cusparse_->cusparseCreateDnVec(&vy, shape.rows, reinterpret_cast<void*>(y.address), type),
+          "cusparseCreateDnVec");
       !s.ok()) {
     return s;
   }
   size_t bytes = 0;
   if (absl::Status s = check(cusparse_->cusparseSpMV_bufferSize(
-                                 handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha, matrix, vx,
-                                 beta, vy, type, CUSPARSE_SPMV_CSR_ALG1, &bytes),
+                                 handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha, matrix, vx, beta,
+                                 vy, type, CUSPARSE_SPMV_CSR_ALG1, &bytes),
                              "cusparseSpMV_bufferSize");
       !s.ok()) {
     return s;
@@ -157,11 +156,11 @@ absl::Status GpuSparse::Spmv(runtime::CudaStream& stream, const ir::Node& spmv,
     if (!b.ok()) return b.status();
     buffer = *std::move(b);
   }
-  return check(cusparse_->cusparseSpMV(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha, matrix,
-                                       vx, beta, vy, type, CUSPARSE_SPMV_CSR_ALG1,
-                                       buffer ? reinterpret_cast<void*>(buffer->address())
-                                              : nullptr),
-               "cusparseSpMV");
+  return check(
+      cusparse_->cusparseSpMV(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha, matrix, vx, beta,
+                              vy, type, CUSPARSE_SPMV_CSR_ALG1,
+                              buffer ? reinterpret_cast<void*>(buffer->address()) : nullptr),
+      "cusparseSpMV");
 }
 
 }  // namespace gpuc::detail

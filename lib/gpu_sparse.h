@@ -44,8 +44,7 @@ class GpuSparse {
                     const DeviceTensor& offsets, const DeviceTensor& x, const DeviceTensor& y);
 
  private:
-  GpuSparse(runtime::CudaDevice* device, const runtime::Cusparse* cusparse,
-            cusparseHandle_t handle)
+  GpuSparse(runtime::CudaDevice* device, const runtime::Cusparse* cusparse, cusparseHandle_t handle)
       : device_(device), cusparse_(cusparse), handle_(handle) {}
 
   runtime::CudaDevice* device_;

@@ -56,7 +56,7 @@ std::vector<int64_t> HostIndices(const Array& a) { return astype(a, int64).to_ho
 /// The dtype the structure is stored in: int32 when both given arrays are and `largest` fits.
 DType IndexTypeFor(const Array& indices, const Array& indptr, int64_t largest) {
   return indices.dtype() == int32 && indptr.dtype() == int32 && largest <= INT32_MAX ? int32
-                                                                                      : int64;
+                                                                                     : int64;
 }
 
 Array RecordSpmv(const Array& data, const Array& indices, const Array& indptr, const Array& x) {
@@ -85,9 +85,9 @@ CsrMatrix::CsrMatrix(const Array& data, const Array& indices, const Array& indpt
                                       TypeText(data), " differ in length"));
   }
   if (indptr.shape()[0] != shape[0] + 1) {
-    detail::ThrowInvalid(absl::StrCat(op, ": indptr ", TypeText(indptr), " must have rows + 1 = ",
-                                      shape[0] + 1, " entries for a ", ShapeText(shape),
-                                      " matrix"));
+    detail::ThrowInvalid(absl::StrCat(op, ": indptr ", TypeText(indptr),
+                                      " must have rows + 1 = ", shape[0] + 1, " entries for a ",
+                                      ShapeText(shape), " matrix"));
   }
   nnz_ = data.shape()[0];
   host_indptr_ = HostIndices(indptr);
@@ -97,8 +97,8 @@ CsrMatrix::CsrMatrix(const Array& data, const Array& indices, const Array& indpt
   }
   for (int64_t r = 0; r < shape[0]; ++r) {
     if (host_indptr_[r + 1] < host_indptr_[r]) {
-      detail::ThrowInvalid(absl::StrCat(op, ": indptr decreases at row ", r, " (",
-                                        host_indptr_[r], " then ", host_indptr_[r + 1], ")"));
+      detail::ThrowInvalid(absl::StrCat(op, ": indptr decreases at row ", r, " (", host_indptr_[r],
+                                        " then ", host_indptr_[r + 1], ")"));
     }
   }
   if (host_indptr_[shape[0]] != nnz_) {
@@ -122,9 +122,8 @@ CsrMatrix::CsrMatrix(const Array& data, const Array& indices, const Array& indpt
   indptr_ = astype(indptr, index);
 }
 
-CsrMatrix::CsrMatrix(Checked, Array data, Array indices, Array indptr,
-                     std::array<int64_t, 2> shape, std::vector<int64_t> host_indices,
-                     std::vector<int64_t> host_indptr)
+CsrMatrix::CsrMatrix(Checked, Array data, Array indices, Array indptr, std::array<int64_t, 2> shape,
+                     std::vector<int64_t> host_indices, std::vector<int64_t> host_indptr)
     : data_(std::move(data)),
       indices_(std::move(indices)),
       indptr_(std::move(indptr)),
@@ -250,13 +249,11 @@ Array matmul(const CsrMatrix& a, const Array& x) {
       a.indices().dtype() == int32 && k * std::max({cols, nnz, rows}) <= INT32_MAX ? int32 : int64;
   const Array copies = reshape(arange(k), {k, 1});
   const Array data = reshape(broadcast_to(reshape(a.data(), {1, nnz}), {k, nnz}), {k * nnz});
-  const Array indices =
-      reshape(astype(reshape(a.indices(), {1, nnz}), index) + astype(copies * cols, index),
-              {k * nnz});
+  const Array indices = reshape(
+      astype(reshape(a.indices(), {1, nnz}), index) + astype(copies * cols, index), {k * nnz});
   const Array starts = take(a.indptr(), arange(rows));
   const Array indptr = concatenate(
-      {reshape(astype(reshape(starts, {1, rows}), index) + astype(copies * nnz, index),
-               {k * rows}),
+      {reshape(astype(reshape(starts, {1, rows}), index) + astype(copies * nnz, index), {k * rows}),
        astype(full({1}, k * nnz), index)});
   const Array stacked = reshape(gpuc::transpose(x), {k * cols});
   return gpuc::transpose(reshape(RecordSpmv(data, indices, indptr, stacked), {k, rows}));

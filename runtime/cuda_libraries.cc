@@ -28,12 +28,12 @@ absl::StatusOr<void*> Open(absl::string_view what, std::initializer_list<const c
   return absl::UnavailableError(absl::StrCat("no ", what, ": ", errors));
 }
 
-#define GPUC_LIBRARY_LOOKUP(name)                                                           \
-  table.name =                                                                              \
+#define GPUC_LIBRARY_LOOKUP(name)                                                             \
+  table.name =                                                                                \
       reinterpret_cast<decltype(table.name)>(dlsym(*library, GPUC_STRINGIFY_EXPANDED(name))); \
-  if (table.name == nullptr) {                                                              \
-    return absl::UnavailableError(                                                          \
-        absl::StrCat(what, " lacks ", GPUC_STRINGIFY_EXPANDED(name), ": too old?"));        \
+  if (table.name == nullptr) {                                                                \
+    return absl::UnavailableError(                                                            \
+        absl::StrCat(what, " lacks ", GPUC_STRINGIFY_EXPANDED(name), ": too old?"));          \
   }
 
 int PackedVersion(int major, int minor, int patch) { return major * 10000 + minor * 100 + patch; }
@@ -90,8 +90,7 @@ absl::StatusOr<const T*> Remembered(const absl::StatusOr<T>* loaded) {
 
 std::string Describe(absl::string_view name, const absl::Status& status, int version) {
   if (!status.ok()) return std::string(status.message());
-  return absl::StrFormat("%s %d.%d.%d", name, version / 10000, version / 100 % 100,
-                         version % 100);
+  return absl::StrFormat("%s %d.%d.%d", name, version / 10000, version / 100 % 100, version % 100);
 }
 
 }  // namespace
@@ -121,12 +120,11 @@ absl::Status CublasStatus(cublasStatus_t status, absl::string_view call) {
 
 absl::Status CufftStatus(cufftResult status, absl::string_view call) {
   if (status == CUFFT_SUCCESS) return absl::OkStatus();
-  std::string message =
-      absl::StrCat(call, " failed: cufftResult ", static_cast<int>(status),
-                   status == CUFFT_ALLOC_FAILED   ? " (allocation failed)"
-                   : status == CUFFT_INVALID_SIZE ? " (invalid size)"
-                   : status == CUFFT_EXEC_FAILED  ? " (execution failed)"
-                                                  : "");
+  std::string message = absl::StrCat(call, " failed: cufftResult ", static_cast<int>(status),
+                                     status == CUFFT_ALLOC_FAILED   ? " (allocation failed)"
+                                     : status == CUFFT_INVALID_SIZE ? " (invalid size)"
+                                     : status == CUFFT_EXEC_FAILED  ? " (execution failed)"
+                                                                    : "");
   if (status == CUFFT_ALLOC_FAILED) return absl::ResourceExhaustedError(message);
   return absl::InternalError(message);
 }
@@ -145,11 +143,10 @@ std::string DescribeCudaLibraries() {
   absl::StatusOr<const Cublas*> cublas = GetCublas();
   absl::StatusOr<const Cufft*> cufft = GetCufft();
   absl::StatusOr<const Cusparse*> cusparse = GetCusparse();
-  return absl::StrCat(Describe("cuBLAS", cublas.status(), cublas.ok() ? (*cublas)->version : 0),
-                      ", ", Describe("cuFFT", cufft.status(), cufft.ok() ? (*cufft)->version : 0),
-                      ", ",
-                      Describe("cuSPARSE", cusparse.status(),
-                               cusparse.ok() ? (*cusparse)->version : 0));
+  return absl::StrCat(
+      Describe("cuBLAS", cublas.status(), cublas.ok() ? (*cublas)->version : 0), ", ",
+      Describe("cuFFT", cufft.status(), cufft.ok() ? (*cufft)->version : 0), ", ",
+      Describe("cuSPARSE", cusparse.status(), cusparse.ok() ? (*cusparse)->version : 0));
 }
 
 }  // namespace gpuc::runtime

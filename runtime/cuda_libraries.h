@@ -35,12 +35,12 @@ namespace gpuc::runtime {
   X(cublasCsscal)                \
   X(cublasZdscal)
 
-using CublasGemmStridedBatchedEx = cublasStatus_t (*)(
-    cublasHandle_t, cublasOperation_t, cublasOperation_t, int m, int n, int k, const void* alpha,
-    const void* a, cudaDataType a_type, int lda, long long stride_a, const void* b,
-    cudaDataType b_type, int ldb, long long stride_b, const void* beta, void* c,
-    cudaDataType c_type, int ldc, long long stride_c, int batch, cublasComputeType_t,
-    cublasGemmAlgo_t);
+using CublasGemmStridedBatchedEx =
+    cublasStatus_t (*)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int m, int n, int k,
+                       const void* alpha, const void* a, cudaDataType a_type, int lda,
+                       long long stride_a, const void* b, cudaDataType b_type, int ldb,
+                       long long stride_b, const void* beta, void* c, cudaDataType c_type, int ldc,
+                       long long stride_c, int batch, cublasComputeType_t, cublasGemmAlgo_t);
 
 struct Cublas {
 #define GPUC_LIBRARY_MEMBER(name) decltype(&::name) name = nullptr;

@@ -310,7 +310,8 @@ void RunLibraryWorkloads(detail::GpuExecutor& gpu, bool quick) {
        0},
   };
   for (LibraryWorkload& w : workloads) {
-    w.text = absl::StrReplaceAll(w.text, {{"value = S}", absl::StrCat("value = ", 1.0 / signal, "}")}});
+    w.text =
+        absl::StrReplaceAll(w.text, {{"value = S}", absl::StrCat("value = ", 1.0 / signal, "}")}});
     std::fprintf(stderr, "bench_gpu: %s\n", w.name.c_str());
     const ir::Graph graph = Optimized(w.text);
     std::shared_ptr<const detail::GpuPlan> plan = Must(gpu.Prepare(graph));
@@ -349,7 +350,7 @@ std::vector<detail::DeviceTensor> PoissonCsr(detail::GpuExecutor& gpu, int64_t s
       offsets.push_back(static_cast<int32_t>(columns.size()));
     }
   }
-    std::vector<detail::DeviceTensor> out;
+  std::vector<detail::DeviceTensor> out;
   for (Array a : {array(values), array(columns), array(offsets)}) {
     eval({a});
     out.push_back(Must(detail::ImplOf(a, "bench").buffer().OnDevice(gpu)));
@@ -371,8 +372,8 @@ void RunSpmv(detail::GpuExecutor& gpu, bool quick) {
   // Bytes: values and columns once, offsets, x at least once, y.
   const double bytes = nnz * 8.0 + (n + 1) * 4.0 + n * 8.0;
   Report("spmv_poisson", "ms", t.ms,
-         absl::StrCat(", \"rows\": ", n, ", \"nnz\": ", nnz, ", \"gbps_min\": ",
-                      bytes / (t.ms * 1e6)));
+         absl::StrCat(", \"rows\": ", n, ", \"nnz\": ", nnz,
+                      ", \"gbps_min\": ", bytes / (t.ms * 1e6)));
 }
 
 /// A 10-op chain through gpuc::compile, call to result on the host, against a bare launch of

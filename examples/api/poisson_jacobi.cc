@@ -61,9 +61,11 @@ int main() {
     std::printf("poisson_jacobi: the residual did not fall (%g -> %g)\n", first, last);
     ++bad;
   }
-  std::printf("poisson_jacobi: %lld Jacobi steps on a %lldx%lld grid (nnz %lld), residual %.4g -> %.4g: %s\n",
-              static_cast<long long>(iterations), static_cast<long long>(side),
-              static_cast<long long>(side), static_cast<long long>(a.nnz()), first, last,
-              bad == 0 ? "ok" : "MISMATCH");
+  std::printf(
+      "poisson_jacobi: %lld Jacobi steps on a %lldx%lld grid (nnz %lld), residual %.4g -> %.4g: "
+      "%s\n",
+      static_cast<long long>(iterations), static_cast<long long>(side),
+      static_cast<long long>(side), static_cast<long long>(a.nnz()), first, last,
+      bad == 0 ? "ok" : "MISMATCH");
   return bad == 0 ? 0 : 1;
 }

@@ -9,7 +9,6 @@
 #include "gpuc/errors.h"        // IWYU pragma: export
 #include "gpuc/evaluation.h"    // IWYU pragma: export
 #include "gpuc/fft.h"           // IWYU pragma: export
-#include "gpuc/sparse.h"        // IWYU pragma: export
 #include "gpuc/function.h"      // IWYU pragma: export
 #include "gpuc/io.h"            // IWYU pragma: export
 #include "gpuc/linalg.h"        // IWYU pragma: export
@@ -17,6 +16,7 @@
 #include "gpuc/memory.h"        // IWYU pragma: export
 #include "gpuc/random.h"        // IWYU pragma: export
 #include "gpuc/reductions.h"    // IWYU pragma: export
+#include "gpuc/sparse.h"        // IWYU pragma: export
 #include "gpuc/stream.h"        // IWYU pragma: export
 
 #endif  // GPUC_GPUC_H_

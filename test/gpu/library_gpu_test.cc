@@ -31,12 +31,11 @@ namespace {
 
 using ir::DType;
 
-#define GPUC_REQUIRE_GPU_LIBRARIES(var)                                             \
-  absl::StatusOr<detail::GpuExecutor*> var##_or = detail::GpuExecutor::Get();       \
-  if (!var##_or.ok()) GTEST_SKIP() << "no GPU: " << var##_or.status().message();    \
-  if (!runtime::GetCublas().ok() || !runtime::GetCufft().ok() ||                    \
-      !runtime::GetCusparse().ok())                                                 \
-    GTEST_SKIP() << "no vendor libraries: " << runtime::DescribeCudaLibraries();    \
+#define GPUC_REQUIRE_GPU_LIBRARIES(var)                                                        \
+  absl::StatusOr<detail::GpuExecutor*> var##_or = detail::GpuExecutor::Get();                  \
+  if (!var##_or.ok()) GTEST_SKIP() << "no GPU: " << var##_or.status().message();               \
+  if (!runtime::GetCublas().ok() || !runtime::GetCufft().ok() || !runtime::GetCusparse().ok()) \
+    GTEST_SKIP() << "no vendor libraries: " << runtime::DescribeCudaLibraries();               \
   detail::GpuExecutor& var = **var##_or
 
 /// Summation order differs from the interpreter's sequential loops: a bound relative to
@@ -135,7 +134,7 @@ TEST(LibraryGpuTest, VectorsAndBatchesFollowNumPy) {
   CheckMatmul(gpu, "f64[6]", "f64[6]", "f64[]", 12);        // a dot product
   CheckMatmul(gpu, "f32[8,32,64]", "f32[64,16]", "f32[8,32,16]", 13);  // folded into m
   CheckMatmul(gpu, "c64[5,3,2]", "c64[2,4]", "c64[5,3,4]", 14);
-  CheckMatmul(gpu, "f32[4]", "f32[2,4,3]", "f32[2,3]", 15);  // one A against a batch of B
+  CheckMatmul(gpu, "f32[4]", "f32[2,4,3]", "f32[2,3]", 15);        // one A against a batch of B
   CheckMatmul(gpu, "f64[6,9,5]", "f64[6,5,7]", "f64[6,9,7]", 16);  // strided batches
   CheckMatmul(gpu, "f32[3,5]", "f32[4,5,2]", "f32[4,3,2]", 17);
   // Batch axes broadcast against each other: a call per batch.
@@ -175,8 +174,8 @@ TEST(LibraryGpuTest, IntegerMatmulsRunOnTheHost) {
 void CheckFft(detail::GpuExecutor& gpu, const std::string& type, const std::string& attrs,
               uint64_t seed) {
   CheckLibraryGraph(gpu,
-                    absl::StrCat("func @f(%x: ", type, ") -> (", type, ") {\n  %y = fft %x {", attrs,
-                                 "} : ", type, "\n  return %y\n}\n"),
+                    absl::StrCat("func @f(%x: ", type, ") -> (", type, ") {\n  %y = fft %x {",
+                                 attrs, "} : ", type, "\n  return %y\n}\n"),
                     seed);
 }
 
@@ -197,7 +196,7 @@ TEST(LibraryGpuTest, FftsOfOddLengthsAndOtherAxesAgreeWithTheInterpreter) {
   GPUC_REQUIRE_GPU_LIBRARIES(gpu);
   CheckFft(gpu, "c64[97]", "axes = [0], inverse = false", 50);  // a prime
   CheckFft(gpu, "c128[1000]", "axes = [0], inverse = true", 51);
-  CheckFft(gpu, "c64[4,1]", "axes = [1], inverse = false", 52);  // length 1
+  CheckFft(gpu, "c64[4,1]", "axes = [1], inverse = false", 52);    // length 1
   CheckFft(gpu, "c128[11,6]", "axes = [0], inverse = false", 53);  // a leading axis
   CheckFft(gpu, "c64[5,7,9]", "axes = [1], inverse = true, norm = \"ortho\"", 54);  // middle
   CheckFft(gpu, "c128[5,7,9]", "axes = [0, 2], inverse = false, norm = \"forward\"", 55);
@@ -273,8 +272,8 @@ void CheckSpmv(detail::GpuExecutor& gpu, int64_t rows, int64_t cols, DType dtype
   const int64_t nnz = args[0].num_elements();
   const std::string t(ir::DTypeName(dtype)), i(ir::DTypeName(index));
   const std::string text = absl::StrCat(
-      "func @f(%v: ", t, "[", nnz, "], %c: ", i, "[", nnz, "], %o: ", i, "[", rows + 1, "], %x: ",
-      t, "[", cols, "]) -> (", t, "[", rows, "]) {\n  %y = spmv %v, %c, %o, %x",
+      "func @f(%v: ", t, "[", nnz, "], %c: ", i, "[", nnz, "], %o: ", i, "[", rows + 1,
+      "], %x: ", t, "[", cols, "]) -> (", t, "[", rows, "]) {\n  %y = spmv %v, %c, %o, %x",
       validated ? " {validated = true}" : "", " : ", t, "[", rows, "]\n  return %y\n}\n");
   SCOPED_TRACE(text);
   const ir::Graph graph = test::ParseVerified(text);
@@ -324,7 +323,8 @@ TEST(LibraryGpuTest, ApiSparseProductsAgreeWithTheirDenseForm) {
   for (size_t i = 0; i < got.size(); ++i) {
     EXPECT_NEAR(got[i], want[i], 1e-4 * std::max(1.0f, std::fabs(want[i]))) << i;
   }
-  const std::vector<float> t = sparse::matmul(a.transpose(), rng.normal({rows}, 0, 1, float32)).to_host<float>();
+  const std::vector<float> t =
+      sparse::matmul(a.transpose(), rng.normal({rows}, 0, 1, float32)).to_host<float>();
   EXPECT_EQ(static_cast<int64_t>(t.size()), cols);
 }
 

@@ -43,34 +43,65 @@ CsrMatrix Example() { return CsrMatrix(array(kData), array(kIndices), array(kInd
 
 TEST(SparseApi, MalformedMatricesAreRejectedWhenBuilt) {
   Array bystander = arange(4) * 3;
-  ExpectError([] { CsrMatrix(array(kData), array(kIndices), array(kIndptr), {5, 3}); },
-              {"sparse::CsrMatrix", "indptr i32[5]", "rows + 1 = 6", "5x3"});
   ExpectError(
-      [] { CsrMatrix(array(kData), array(std::vector<int32_t>{0, 2, 1, 0}), array(kIndptr), {4, 3}); },
+      [] {
+        CsrMatrix(array(kData), array(kIndices), array(kIndptr), {5, 3});
+      },
+      {"sparse::CsrMatrix", "indptr i32[5]", "rows + 1 = 6", "5x3"});
+  ExpectError(
+      [] {
+        CsrMatrix(array(kData), array(std::vector<int32_t>{0, 2, 1, 0}), array(kIndptr), {4, 3});
+      },
       {"indices i32[4]", "data f64[5]", "differ in length"});
   ExpectError(
-      [] { CsrMatrix(array(kData), array(std::vector<int32_t>{0, 2, 3, 0, 2}), array(kIndptr), {4, 3}); },
+      [] {
+        CsrMatrix(array(kData), array(std::vector<int32_t>{0, 2, 3, 0, 2}), array(kIndptr), {4, 3});
+      },
       {"indices[2] = 3 (row 2)", "outside [0, 3)", "4x3"});
   ExpectError(
-      [] { CsrMatrix(array(kData), array(std::vector<int32_t>{0, -1, 1, 0, 2}), array(kIndptr), {4, 3}); },
+      [] {
+        CsrMatrix(array(kData), array(std::vector<int32_t>{0, -1, 1, 0, 2}), array(kIndptr),
+                  {4, 3});
+      },
       {"indices[1] = -1 (row 0)"});
   ExpectError(
-      [] { CsrMatrix(array(kData), array(kIndices), array(std::vector<int32_t>{0, 3, 2, 3, 5}), {4, 3}); },
+      [] {
+        CsrMatrix(array(kData), array(kIndices), array(std::vector<int32_t>{0, 3, 2, 3, 5}),
+                  {4, 3});
+      },
       {"indptr decreases at row 1 (3 then 2)"});
   ExpectError(
-      [] { CsrMatrix(array(kData), array(kIndices), array(std::vector<int32_t>{1, 2, 2, 3, 5}), {4, 3}); },
+      [] {
+        CsrMatrix(array(kData), array(kIndices), array(std::vector<int32_t>{1, 2, 2, 3, 5}),
+                  {4, 3});
+      },
       {"indptr[0] is 1, not 0"});
   ExpectError(
-      [] { CsrMatrix(array(kData), array(kIndices), array(std::vector<int32_t>{0, 2, 2, 3, 4}), {4, 3}); },
+      [] {
+        CsrMatrix(array(kData), array(kIndices), array(std::vector<int32_t>{0, 2, 2, 3, 4}),
+                  {4, 3});
+      },
       {"indptr ends at 4 but there are 5 entries"});
-  ExpectError([] { CsrMatrix(array(kData), astype(array(kIndices), float32), array(kIndptr), {4, 3}); },
-              {"indices must have an integer dtype, not f32[5]"});
-  ExpectError([] { CsrMatrix(ones({5}, bool_), array(kIndices), array(kIndptr), {4, 3}); },
-              {"data must be numeric, not bool[5]"});
-  ExpectError([] { CsrMatrix(ones({5, 1}), array(kIndices), array(kIndptr), {4, 3}); },
-              {"data must be 1-D, not f64[5,1]"});
-  ExpectError([] { CsrMatrix(array(kData), array(kIndices), array(kIndptr), {4, -3}); },
-              {"negative shape 4x-3"});
+  ExpectError(
+      [] {
+        CsrMatrix(array(kData), astype(array(kIndices), float32), array(kIndptr), {4, 3});
+      },
+      {"indices must have an integer dtype, not f32[5]"});
+  ExpectError(
+      [] {
+        CsrMatrix(ones({5}, bool_), array(kIndices), array(kIndptr), {4, 3});
+      },
+      {"data must be numeric, not bool[5]"});
+  ExpectError(
+      [] {
+        CsrMatrix(ones({5, 1}), array(kIndices), array(kIndptr), {4, 3});
+      },
+      {"data must be 1-D, not f64[5,1]"});
+  ExpectError(
+      [] {
+        CsrMatrix(array(kData), array(kIndices), array(kIndptr), {4, -3});
+      },
+      {"negative shape 4x-3"});
   ExpectError(
       [] {
         CsrMatrix::from_coo(array(std::vector<int64_t>{0, 4}), array(std::vector<int64_t>{1, 1}),
@@ -101,13 +132,12 @@ TEST(SparseApi, ProductsMatchTheDenseProduct) {
   EXPECT_EQ(sparse::matmul(a, ones({3, 1})).shape(), (Shape{4, 1}));
   EXPECT_EQ(sparse::matmul(a, ones({3, 0})).shape(), (Shape{4, 0}));
   EXPECT_EQ(a.transpose().transpose().to_dense().to_host<double>(), a.to_dense().to_host<double>());
-  EXPECT_EQ(a.transpose().to_dense().to_host<double>(),
-            transpose(a.to_dense()).to_host<double>());
+  EXPECT_EQ(a.transpose().to_dense().to_host<double>(), transpose(a.to_dense()).to_host<double>());
 }
 
 TEST(SparseApi, EmptyMatricesAndInt64Structure) {
-  const CsrMatrix empty(zeros({0}), array(std::vector<int64_t>{}), array(std::vector<int64_t>{0, 0, 0}),
-                        {2, 4});
+  const CsrMatrix empty(zeros({0}), array(std::vector<int64_t>{}),
+                        array(std::vector<int64_t>{0, 0, 0}), {2, 4});
   EXPECT_EQ(empty.nnz(), 0);
   EXPECT_EQ(empty.indices().dtype(), int64);
   EXPECT_EQ(sparse::matmul(empty, ones({4})).to_host<double>(), (std::vector<double>{0, 0}));

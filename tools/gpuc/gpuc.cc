@@ -112,11 +112,12 @@ std::string StatsText(const detail::HostBackendStats& s) {
 }
 
 std::string GpuStatsText(const detail::GpuBackendStats& s) {
-  std::string text = absl::StrCat(
-      "gpu: ", s.kernel_launches, " kernel launches (", s.compiles, " compiled in ",
-      s.compile_microseconds / 1000, " ms, ", s.disk_hits, " from the disk cache, ", s.memory_hits,
-      " from memory), ", s.library_calls, " vendor-library calls, ", s.host_kernels,
-      " kernels and ", s.library_steps, " library steps on the host, ", s.uploads, " uploads, ", s.downloads, " downloads\n");
+  std::string text =
+      absl::StrCat("gpu: ", s.kernel_launches, " kernel launches (", s.compiles, " compiled in ",
+                   s.compile_microseconds / 1000, " ms, ", s.disk_hits, " from the disk cache, ",
+                   s.memory_hits, " from memory), ", s.library_calls, " vendor-library calls, ",
+                   s.host_kernels, " kernels and ", s.library_steps, " library steps on the host, ",
+                   s.uploads, " uploads, ", s.downloads, " downloads\n");
   if (s.host_kernels + s.library_steps > 0) {
     absl::StrAppend(&text, "gpu: last host step: ", s.last_host_reason, "\n");
   }
