@@ -43,50 +43,25 @@ std::string DescribeLibraryLowering(const ir::Node& node) {
   return absl::StrCat("gpu: ", gpu, "; host: ", host);
 }
 
-absl::StatusOr<GpuBlas*> GpuLibraries::Blas() {
+template <typename Library>
+absl::StatusOr<Library*> GpuLibraries::Load(Lazy<Library>& lazy) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (!blas_tried_) {
-    blas_tried_ = true;
-    absl::StatusOr<std::unique_ptr<GpuBlas>> blas = GpuBlas::Create(*device_);
-    if (blas.ok()) {
-      blas_ = *std::move(blas);
+  if (!lazy.tried) {
+    lazy.tried = true;
+    absl::StatusOr<std::unique_ptr<Library>> library = Library::Create(*device_);
+    if (library.ok()) {
+      lazy.library = *std::move(library);
     } else {
-      blas_status_ = blas.status();
+      lazy.status = library.status();
     }
   }
-  if (!blas_) return blas_status_;
-  return blas_.get();
+  if (!lazy.library) return lazy.status;
+  return lazy.library.get();
 }
 
-absl::StatusOr<GpuFft*> GpuLibraries::Fft() {
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (!fft_tried_) {
-    fft_tried_ = true;
-    absl::StatusOr<std::unique_ptr<GpuFft>> fft = GpuFft::Create(*device_);
-    if (fft.ok()) {
-      fft_ = *std::move(fft);
-    } else {
-      fft_status_ = fft.status();
-    }
-  }
-  if (!fft_) return fft_status_;
-  return fft_.get();
-}
-
-absl::StatusOr<GpuSparse*> GpuLibraries::Sparse() {
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (!sparse_tried_) {
-    sparse_tried_ = true;
-    absl::StatusOr<std::unique_ptr<GpuSparse>> sparse = GpuSparse::Create(*device_);
-    if (sparse.ok()) {
-      sparse_ = *std::move(sparse);
-    } else {
-      sparse_status_ = sparse.status();
-    }
-  }
-  if (!sparse_) return sparse_status_;
-  return sparse_.get();
-}
+absl::StatusOr<GpuBlas*> GpuLibraries::Blas() { return Load(blas_); }
+absl::StatusOr<GpuFft*> GpuLibraries::Fft() { return Load(fft_); }
+absl::StatusOr<GpuSparse*> GpuLibraries::Sparse() { return Load(sparse_); }
 
 absl::StatusOr<LibraryCall> GpuLibraries::Prepare(const ir::Node& node) {
   switch (node.op()) {

@@ -45,13 +45,22 @@ class GpuLibraries {
   absl::StatusOr<GpuFft*> Fft();
   absl::StatusOr<GpuSparse*> Sparse();
 
+  /// A library handle created on first use, or the reason it could not be (kept, so a missing
+  /// library is tried once).
+  template <typename Library>
+  struct Lazy {
+    std::unique_ptr<Library> library;
+    absl::Status status;
+    bool tried = false;
+  };
+  template <typename Library>
+  absl::StatusOr<Library*> Load(Lazy<Library>& lazy);
+
   runtime::CudaDevice* device_;
   std::mutex mutex_;
-  std::unique_ptr<GpuBlas> blas_;
-  std::unique_ptr<GpuFft> fft_;
-  std::unique_ptr<GpuSparse> sparse_;
-  absl::Status blas_status_, fft_status_, sparse_status_;  // why a library could not be loaded
-  bool blas_tried_ = false, fft_tried_ = false, sparse_tried_ = false;
+  Lazy<GpuBlas> blas_;
+  Lazy<GpuFft> fft_;
+  Lazy<GpuSparse> sparse_;
 };
 
 /// "matmul", "fft", ...: whether the plan display and the executor know the op as a library

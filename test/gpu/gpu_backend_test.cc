@@ -30,6 +30,7 @@
 #include "ir/printer.h"
 #include "lib/gpu_executor.h"
 #include "passes/pass_manager.h"
+#include "test/gpu/run_on_gpu.h"
 #include "test/unit/random_graph.h"
 #include "test/unit/test_util.h"
 #include "tools/gpuc/random_inputs.h"
@@ -39,36 +40,13 @@ namespace {
 
 using ir::DType;
 
-#define GPUC_REQUIRE_GPU_EXECUTOR(var)                                           \
-  absl::StatusOr<detail::GpuExecutor*> var##_or = detail::GpuExecutor::Get();    \
-  if (!var##_or.ok()) GTEST_SKIP() << "no GPU: " << var##_or.status().message(); \
-  detail::GpuExecutor& var = **var##_or
-
 // Before the executor exists (it reads the mode once).
 const bool kExactMath = [] {
   setenv("GPUC_GPU_MATH", "exact", 1);
   return true;
 }();
 
-absl::StatusOr<std::vector<ir::HostTensor>> RunOnGpu(detail::GpuExecutor& gpu,
-                                                     const ir::Graph& graph,
-                                                     const std::vector<ir::HostTensor>& args) {
-  std::vector<detail::DeviceTensor> device_args;
-  for (const ir::HostTensor& a : args) {
-    absl::StatusOr<detail::DeviceTensor> d = gpu.Upload(a);
-    if (!d.ok()) return d.status();
-    device_args.push_back(*d);
-  }
-  absl::StatusOr<std::vector<detail::DeviceTensor>> results = gpu.Run(graph, device_args);
-  if (!results.ok()) return results.status();
-  std::vector<ir::HostTensor> host;
-  for (const detail::DeviceTensor& r : *results) {
-    absl::StatusOr<ir::HostTensor> h = gpu.Download(r);
-    if (!h.ok()) return h.status();
-    host.push_back(*h);
-  }
-  return host;
-}
+using test::RunOnGpu;
 
 ir::Graph Optimized(const ir::Graph& graph) {
   ir::Graph optimized = graph;

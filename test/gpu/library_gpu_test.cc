@@ -23,6 +23,7 @@
 #include "lib/gpu_fft.h"
 #include "passes/pass_manager.h"
 #include "runtime/cuda_libraries.h"
+#include "test/gpu/run_on_gpu.h"
 #include "test/unit/test_util.h"
 #include "tools/gpuc/random_inputs.h"
 
@@ -57,25 +58,7 @@ std::string LibraryTolerance(DType dtype) {
   }
 }
 
-absl::StatusOr<std::vector<ir::HostTensor>> RunOnGpu(detail::GpuExecutor& gpu,
-                                                     const ir::Graph& graph,
-                                                     const std::vector<ir::HostTensor>& args) {
-  std::vector<detail::DeviceTensor> device_args;
-  for (const ir::HostTensor& a : args) {
-    absl::StatusOr<detail::DeviceTensor> d = gpu.Upload(a);
-    if (!d.ok()) return d.status();
-    device_args.push_back(*d);
-  }
-  absl::StatusOr<std::vector<detail::DeviceTensor>> results = gpu.Run(graph, device_args);
-  if (!results.ok()) return results.status();
-  std::vector<ir::HostTensor> host;
-  for (const detail::DeviceTensor& r : *results) {
-    absl::StatusOr<ir::HostTensor> h = gpu.Download(r);
-    if (!h.ok()) return h.status();
-    host.push_back(*h);
-  }
-  return host;
-}
+using test::RunOnGpu;
 
 /// Runs `text` (one library node and its operands) on the GPU twice and on the interpreter,
 /// and expects `calls` vendor calls per run and no host library step.
