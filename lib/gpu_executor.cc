@@ -89,7 +89,7 @@ struct GpuPlanStep {
   const passes::FusedKernel* kernel = nullptr;
   std::optional<codegen::KernelSpec> spec;
   const GpuKernel* compiled = nullptr;  // null: a library call, or runs on the host
-  std::optional<LibraryCall> library;   // a vendor-library call (cuBLAS, cuFFT)
+  std::optional<LibraryCall> library;   // a vendor-library call (cuBLAS, cuFFT, cuSPARSE)
 };
 
 struct GpuPlan : ScheduledGraph {
