@@ -11,6 +11,7 @@
 #define GPUC_LINALG_H_
 
 #include <source_location>
+#include <string>
 #include <vector>
 
 #include "gpuc/array.h"
@@ -47,6 +48,13 @@ Array tensordot(const Array& a, const Array& b, const std::vector<int64_t>& axes
 /// The last `axes` axes of a against the first `axes` of b (numpy.tensordot(a, b, axes)).
 Array tensordot(const Array& a, const Array& b, int64_t axes = 2,
                 std::source_location site = std::source_location::current());
+
+/// numpy.einsum over letter subscripts ("ij,jk->ik", "bij,bjk->bik", implicit "ij,jk"):
+/// operands contracted left to right, each pair as one batched matmul with its transposes
+/// and reshapes fused around it, labels nothing later needs summed out first. Repeated labels
+/// in one term (diagonals) and ellipses are errors for now.
+Array einsum(const std::string& subscripts, const std::vector<Array>& operands,
+             std::source_location site = std::source_location::current());
 
 /// numpy.trace: the sum of the main diagonal over the first two axes (the others kept), with
 /// sum's result dtype.

@@ -65,6 +65,26 @@ TEST_F(ApiErrors, ProductsOfShapesThatDoNotFit) {
   ExpectError([] { (void)dot(ones({2, 3, 4}), ones({5, 2})); }, {"tensordot", "[2,3,4]"});
 }
 
+TEST_F(ApiErrors, EinsumSubscriptsThatDoNotFit) {
+  ExpectError([] { (void)einsum("ij,jk->ik", {f32_2x3}); },
+              {"einsum(\"ij,jk->ik\")", "2 terms for 1 operands"});
+  ExpectError([] { (void)einsum("ijk->i", {f32_2x3}); },
+              {"term 'ijk' has 3 labels for operand 0 f32[2,3]"});
+  ExpectError(
+      [] {
+        (void)einsum("ij,jk->ik", {f32_2x3, ones({2, 4})});
+      },
+      {"label 'j' is 3 and 2 long (operand 1 f64[2,4])"});
+  ExpectError(
+      [] {
+        (void)einsum("ii->i", {ones({3, 3})});
+      },
+      {"label 'i' repeats in term 'ii' (diagonals are not supported)"});
+  ExpectError([] { (void)einsum("ij->iq", {f32_2x3}); }, {"output label 'q' is in no input"});
+  ExpectError([] { (void)einsum("...j->j", {f32_2x3}); }, {"ellipses are not supported"});
+  ExpectError([] { (void)einsum("i1->i", {f32_2x3}); }, {"'1' is not a letter"});
+}
+
 TEST_F(ApiErrors, TransformsOfBadSizesNormsOrTypes) {
   ExpectError([] { (void)fft::fft(f32_2x3, 0); },
               {"fft", "invalid number of data points (0)", "f32[2,3]"});

@@ -170,6 +170,18 @@ const std::map<std::string, CaseFn>& Cases() {
       {"ifftshift_f64sig", [](const Inputs& in) { return fft::ifftshift(in[0]); }},
       {"fftshift_axis1_c128sig", [](const Inputs& in) { return fft::fftshift(in[0], {1}); }},
 
+      {"einsum_matmul", [](const Inputs& in) { return einsum("ij,jk->ik", in); }},
+      {"einsum_implicit", [](const Inputs& in) { return einsum("ij,jk", in); }},
+      {"einsum_batch", [](const Inputs& in) { return einsum("bji,bjk->bik", in); }},
+      {"einsum_transpose", [](const Inputs& in) { return einsum("ij->ji", in); }},
+      {"einsum_total", [](const Inputs& in) { return einsum("ij->", in); }},
+      {"einsum_columns", [](const Inputs& in) { return einsum("ijk->kj", in); }},
+      {"einsum_outer", [](const Inputs& in) { return einsum("i,j->ij", in); }},
+      {"einsum_dot", [](const Inputs& in) { return einsum("i,i->", in); }},
+      {"einsum_sum_out_both", [](const Inputs& in) { return einsum("ij,kj->", in); }},
+      {"einsum_three", [](const Inputs& in) { return einsum("ij,jk,lk->il", in); }},
+      {"einsum_batch_keep", [](const Inputs& in) { return einsum("ijk,ilk->jlk", in); }},
+
       // The sparse inputs are a 6x5 matrix: CSR (data, indices, indptr) or COO (row, col, data).
       {"sparse_spmv", [](const Inputs& in) { return sparse::matmul(Csr(in), in[3]); }},
       {"sparse_spmm", [](const Inputs& in) { return sparse::matmul(Csr(in), in[3]); }},
