@@ -13,6 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "gpuc/elementwise.h"
 #include "gpuc/linalg.h"
 #include "gpuc/manipulation.h"
 #include "gpuc/reductions.h"
@@ -43,7 +44,8 @@ Term SumOut(Term term, const std::string& keep) {
     }
   }
   if (axes.empty()) return term;
-  return {sum(term.value, axes), kept};
+  // einsum keeps the operand's dtype (sum would widen int32 to int64; a bool sum is any()).
+  return {astype(sum(term.value, axes), term.value.dtype()), kept};
 }
 
 /// `term` with its axes in the order of `labels` (a permutation of its own).

@@ -181,6 +181,7 @@ const std::map<std::string, CaseFn>& Cases() {
       {"einsum_sum_out_both", [](const Inputs& in) { return einsum("ij,kj->", in); }},
       {"einsum_three", [](const Inputs& in) { return einsum("ij,jk,lk->il", in); }},
       {"einsum_batch_keep", [](const Inputs& in) { return einsum("ijk,ilk->jlk", in); }},
+      {"einsum_int_columns", [](const Inputs& in) { return einsum("ij->j", in); }},
 
       // The sparse inputs are a 6x5 matrix: CSR (data, indices, indptr) or COO (row, col, data).
       {"sparse_spmv", [](const Inputs& in) { return sparse::matmul(Csr(in), in[3]); }},
