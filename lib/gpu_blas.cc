@@ -176,7 +176,7 @@ absl::Status GpuBlas::Matmul(runtime::CudaStream& stream, const ir::Node& matmul
             static_cast<int>(g.k), a_stride, beta, reinterpret_cast<void*>(c_address), types.data,
             static_cast<int>(g.n), m * g.n, static_cast<int>(batch), types.compute,
             CUBLAS_GEMM_DEFAULT),
-        absl::StrCat("cublasGemmStridedBatchedEx (", DescribeGemm(matmul, g), ")"));
+        "cublasGemmStridedBatchedEx");
   };
   if (!g.per_batch_loop) {
     return gemm(a.address, b.address, c.address, g.m, g.batch, g.a_stride, g.b_stride);

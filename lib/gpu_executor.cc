@@ -414,8 +414,9 @@ absl::Status GpuExecutor::Impl::RunLibrary(
   for (const ir::NodeRef& op : node.operands()) operands.push_back(&values.at(op.get()));
   absl::StatusOr<DeviceTensor> out = allocate(&node);
   if (!out.ok()) return out.status();
+  // The call's parameters go into the message here, so the libraries' hot paths format none.
   if (absl::Status s = libraries->Run(stream, node, *step.library, operands, *out); !s.ok()) {
-    return s;
+    return absl::Status(s.code(), absl::StrCat(step.library->description, ": ", s.message()));
   }
   stream.NoteLaunch(step.library->description);
   values[&node] = *std::move(out);

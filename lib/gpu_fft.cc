@@ -219,9 +219,7 @@ absl::Status GpuFft::Run(runtime::CudaStream& stream, const ir::Node& fft, const
                                                    static_cast<cufftDoubleComplex*>(dst), direction)
                             : cufft_->cufftExecC2C(handle, static_cast<cufftComplex*>(src),
                                                    static_cast<cufftComplex*>(dst), direction);
-        if (absl::Status s =
-                runtime::CufftStatus(r, absl::StrCat(wide ? "cufftExecZ2Z (" : "cufftExecC2C (",
-                                                     DescribeFft(fft, shape), ")"));
+        if (absl::Status s = runtime::CufftStatus(r, wide ? "cufftExecZ2Z" : "cufftExecC2C");
             !s.ok()) {
           return s;
         }

@@ -95,14 +95,10 @@ absl::Status GpuSparse::Spmv(runtime::CudaStream& stream, const ir::Node& spmv,
   const double one_d[2] = {1, 0}, zero_d[2] = {0, 0};
   const void* alpha = wide ? static_cast<const void*>(one_d) : one_f;
   const void* beta = wide ? static_cast<const void*>(zero_d) : zero_f;
-  const std::string what = DescribeSpmv(spmv, shape);
-  auto check = [&](cusparseStatus_t status, const char* call) {
-    return runtime::CusparseStatus(status, absl::StrCat(call, " (", what, ")"));
-  };
   std::lock_guard<std::mutex> lock(mutex_);
   if (absl::Status s = device_->MakeCurrent(); !s.ok()) return s;
-  if (absl::Status s =
-          check(cusparse_->cusparseSetStream(handle_, stream.handle()), "cusparseSetStream");
+  if (absl::Status s = runtime::CusparseStatus(
+          cusparse_->cusparseSetStream(handle_, stream.handle()), "cusparseSetStream");
       !s.ok()) {
     return s;
   }
@@ -119,7 +115,7 @@ absl::Status GpuSparse::Spmv(runtime::CudaStream& stream, const ir::Node& spmv,
       if (*y) lib->cusparseDestroyDnVec(*y);
     }
   } release{cusparse_, &matrix, &vx, &vy};
-  if (absl::Status s = check(
+  if (absl::Status s = runtime::CusparseStatus(
           cusparse_->cusparseCreateCsr(
               &matrix, shape.rows, shape.cols, shape.nnz, reinterpret_cast<void*>(offsets.address),
               reinterpret_cast<void*>(columns.address), reinterpret_cast<void*>(values.address),
@@ -128,23 +124,24 @@ absl::Status GpuSparse::Spmv(runtime::CudaStream& stream, const ir::Node& spmv,
       !s.ok()) {
     return s;
   }
-  if (absl::Status s = check(
+  if (absl::Status s = runtime::CusparseStatus(
           cusparse_->cusparseCreateDnVec(&vx, shape.cols, reinterpret_cast<void*>(x.address), type),
           "cusparseCreateDnVec");
       !s.ok()) {
     return s;
   }
-  if (absl::Status s = check(
+  if (absl::Status s = runtime::CusparseStatus(
           cusparse_->cusparseCreateDnVec(&vy, shape.rows, reinterpret_cast<void*>(y.address), type),
           "cusparseCreateDnVec");
       !s.ok()) {
     return s;
   }
   size_t bytes = 0;
-  if (absl::Status s = check(cusparse_->cusparseSpMV_bufferSize(
-                                 handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha, matrix, vx, beta,
-                                 vy, type, CUSPARSE_SPMV_CSR_ALG1, &bytes),
-                             "cusparseSpMV_bufferSize");
+  if (absl::Status s =
+          runtime::CusparseStatus(cusparse_->cusparseSpMV_bufferSize(
+                                      handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha, matrix, vx,
+                                      beta, vy, type, CUSPARSE_SPMV_CSR_ALG1, &bytes),
+                                  "cusparseSpMV_bufferSize");
       !s.ok()) {
     return s;
   }
@@ -156,7 +153,7 @@ absl::Status GpuSparse::Spmv(runtime::CudaStream& stream, const ir::Node& spmv,
     if (!b.ok()) return b.status();
     buffer = *std::move(b);
   }
-  return check(
+  return runtime::CusparseStatus(
       cusparse_->cusparseSpMV(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha, matrix, vx, beta,
                               vy, type, CUSPARSE_SPMV_CSR_ALG1,
                               buffer ? reinterpret_cast<void*>(buffer->address()) : nullptr),

@@ -59,6 +59,17 @@ DType IndexTypeFor(const Array& indices, const Array& indptr, int64_t largest) {
                                                                                      : int64;
 }
 
+/// Whether no row repeats a column (and each lists its columns in order).
+bool ColumnsIncreaseInEveryRow(const std::vector<int64_t>& indptr,
+                               const std::vector<int64_t>& indices) {
+  for (size_t r = 0; r + 1 < indptr.size(); ++r) {
+    for (int64_t p = indptr[r] + 1; p < indptr[r + 1]; ++p) {
+      if (indices[p] <= indices[p - 1]) return false;
+    }
+  }
+  return true;
+}
+
 Array RecordSpmv(const Array& data, const Array& indices, const Array& indptr, const Array& x) {
   ir::Attributes attrs;
   // The structure was checked when the matrix was built (or derived from a checked one), so
@@ -113,7 +124,6 @@ CsrMatrix::CsrMatrix(const Array& data, const Array& indices, const Array& indpt
                                           ") is outside [0, ", shape[1], ") for a ",
                                           ShapeText(shape), " matrix"));
       }
-      if (p > host_indptr_[r] && c <= host_indices_[p - 1]) canonical_ = false;
     }
   }
   data_ = data;
@@ -130,13 +140,7 @@ CsrMatrix::CsrMatrix(Checked, Array data, Array indices, Array indptr, std::arra
       shape_(shape),
       nnz_(static_cast<int64_t>(host_indices.size())),
       host_indices_(std::move(host_indices)),
-      host_indptr_(std::move(host_indptr)) {
-  for (int64_t r = 0; r < shape_[0]; ++r) {
-    for (int64_t p = host_indptr_[r] + 1; p < host_indptr_[r + 1]; ++p) {
-      if (host_indices_[p] <= host_indices_[p - 1]) canonical_ = false;
-    }
-  }
-}
+      host_indptr_(std::move(host_indptr)) {}
 
 CsrMatrix CsrMatrix::from_coo(const Array& row, const Array& col, const Array& data,
                               std::array<int64_t, 2> shape) {
@@ -218,7 +222,7 @@ CsrMatrix CsrMatrix::transpose() const {
 
 Array CsrMatrix::to_dense() const {
   const int64_t rows = shape_[0], cols = shape_[1];
-  if (!canonical_) {
+  if (!ColumnsIncreaseInEveryRow(host_indptr_, host_indices_)) {
     // Duplicates sum: the product with the identity does exactly that.
     return matmul(*this, eye(cols, std::nullopt, 0, data_.dtype()));
   }

@@ -61,7 +61,6 @@ class CsrMatrix {
   std::array<int64_t, 2> shape_;
   int64_t nnz_ = 0;
   std::vector<int64_t> host_indices_, host_indptr_;  // the validated structure
-  bool canonical_ = true;  // every row's columns strictly increasing (no duplicates)
 };
 
 /// a @ x for x of shape [cols] (a vector, result [rows]) or [cols, k] (result [rows, k]).
