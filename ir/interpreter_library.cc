@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "ir/elementwise_semantics.h"
+#include "ir/fft_semantics.h"
 #include "ir/interpreter_kernels.h"
 #include "ir/type_inference.h"
 #include "ir/wide_value.h"
@@ -58,55 +59,21 @@ HostTensor Matmul(const Node& node, const HostTensor& a, const HostTensor& b) {
   return out;
 }
 
-/// Applies a 1-D DFT along `axis` of a complex128 buffer in place.
-void DftAlongAxis(std::vector<Complex>& data, const Shape& shape, int axis, bool inverse,
-                  double scale) {
-  const int64_t n = shape[axis];
-  std::vector<int64_t> strides = ContiguousStrides(shape);
-  const int64_t stride = strides[axis];
-  const int64_t lines = n == 0 ? 0 : shape.num_elements() / n;
-  std::vector<Complex> line(n), result(n);
+/// The direct O(n^2) DFT of one line, unnormalized.
+void DirectDft(std::vector<Complex>& line, bool inverse) {
+  const int64_t n = static_cast<int64_t>(line.size());
   const double sign = inverse ? 1.0 : -1.0;
-  for (int64_t l = 0; l < lines; ++l) {
-    // The l-th line starts where the index along `axis` is 0.
-    int64_t outer = l / stride, inner = l % stride;
-    int64_t base = outer * n * stride + inner;
-    for (int64_t j = 0; j < n; ++j) line[j] = data[base + j * stride];
-    for (int64_t f = 0; f < n; ++f) {
-      Complex sum = 0;
-      for (int64_t j = 0; j < n; ++j) {
-        // Reducing j*f modulo n keeps the angle small and the twiddle accurate.
-        double angle = sign * 2.0 * std::numbers::pi * static_cast<double>((j * f) % n) / n;
-        sum += line[j] * Complex(std::cos(angle), std::sin(angle));
-      }
-      result[f] = sum * scale;
+  std::vector<Complex> result(line.size());
+  for (int64_t f = 0; f < n; ++f) {
+    Complex sum = 0;
+    for (int64_t j = 0; j < n; ++j) {
+      // Reducing j*f modulo n keeps the angle small and the twiddle accurate.
+      double angle = sign * 2.0 * std::numbers::pi * static_cast<double>((j * f) % n) / n;
+      sum += line[j] * Complex(std::cos(angle), std::sin(angle));
     }
-    for (int64_t f = 0; f < n; ++f) data[base + f * stride] = result[f];
+    result[f] = sum;
   }
-}
-
-HostTensor Fft(const Node& node, const HostTensor& in) {
-  const Attributes& attrs = node.attrs();
-  const bool inverse = attrs.GetBool("inverse", false).value_or(false);
-  const std::string norm = attrs.Has("norm") ? *attrs.Get<std::string>("norm") : "backward";
-  std::vector<Complex> data(in.num_elements());
-  for (int64_t i = 0; i < in.num_elements(); ++i)
-    data[i] = LoadElement(in.dtype(), in.element(i)).c;
-  for (int64_t axis : *attrs.Get<std::vector<int64_t>>("axes")) {
-    double n = static_cast<double>(in.shape()[axis]);
-    double scale = 1.0;
-    if (norm == "ortho") {
-      scale = 1.0 / std::sqrt(n);
-    } else if ((norm == "backward") == inverse) {
-      scale = 1.0 / n;
-    }
-    if (n > 0) DftAlongAxis(data, in.shape(), static_cast<int>(axis), inverse, scale);
-  }
-  HostTensor out(node.type());
-  for (int64_t i = 0; i < out.num_elements(); ++i) {
-    StoreElement(node.dtype(), out.element(i), WideValue::Complex(data[i]));
-  }
-  return out;
+  line = std::move(result);
 }
 
 absl::StatusOr<HostTensor> Spmv(const Node& node, const Operands& operands) {
@@ -157,7 +124,7 @@ absl::StatusOr<HostTensor> EvalLibraryNode(const Node& node, const Operands& ope
     case OpCode::kMatmul:
       return Matmul(node, *operands[0], *operands[1]);
     case OpCode::kFft:
-      return Fft(node, *operands[0]);
+      return EvaluateFft(node, *operands[0], DirectDft);
     case OpCode::kSpmv:
       return Spmv(node, operands);
     default:

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "ir/fft_semantics.h"
 
 namespace gpuc::ir {
 namespace {
@@ -419,28 +420,11 @@ absl::StatusOr<TensorType> InferLibrary(OpCode op, absl::Span<const TensorType> 
     case OpCode::kMatmul:
       return InferMatmul(op, operands);
     case OpCode::kFft: {
-      absl::StatusOr<std::vector<int64_t>> axes =
-          ReductionAxes(op, attrs, operands[0].shape.rank());
-      if (!axes.ok()) return axes.status();
-      if (axes->empty()) return OpError(op, "needs at least one axis");
-      if (absl::StatusOr<bool> inv = attrs.GetBool("inverse", false); !inv.ok()) {
-        return Prefixed(op, inv.status());
-      }
-      if (attrs.Has("norm")) {
-        absl::StatusOr<std::string> norm = attrs.GetString("norm");
-        if (!norm.ok()) return Prefixed(op, norm.status());
-        if (*norm != "backward" && *norm != "ortho" && *norm != "forward") {
-          return OpError(
-              op, absl::StrCat("norm must be backward, ortho or forward, not '", *norm, "'"));
-        }
-      }
-      absl::StatusOr<DType> loop = SelectLoopFor(op, operands);
-      if (!loop.ok()) return loop.status();
-      if (*loop != operands[0].dtype) {
-        return OpError(op, absl::StrCat("operand must be complex64 or complex128, not ",
-                                        DTypeName(operands[0].dtype)));
-      }
-      return TensorType{*loop, operands[0].shape};
+      absl::StatusOr<FftAttributes> fft = ReadFftAttributes(attrs, operands[0].shape.rank());
+      if (!fft.ok()) return Prefixed(op, fft.status());
+      absl::StatusOr<TensorType> type = FftResultType(*fft, operands[0]);
+      if (!type.ok()) return Prefixed(op, type.status());
+      return type;
     }
     case OpCode::kSpmv: {
       const TensorType& values = operands[0];

@@ -19,7 +19,7 @@ absl::Span<const absl::string_view> AllowedAttributes(OpCode op) {
   static constexpr absl::string_view kAxis[] = {"axis"};
   static constexpr absl::string_view kPad[] = {"low", "high", "value"};
   static constexpr absl::string_view kConstant[] = {"value"};
-  static constexpr absl::string_view kFft[] = {"axes", "inverse", "norm"};
+  static constexpr absl::string_view kFft[] = {"axes", "inverse", "norm", "kind", "n"};
   // Set by gpuc::sparse on products of matrices whose structure it checked when they were
   // built; executors may then skip the check (the interpreter always checks).
   static constexpr absl::string_view kSpmv[] = {"validated"};

@@ -1,6 +1,7 @@
 //===- fft_api.cc - Discrete Fourier transforms of gpuc/fft.h -------------===//
 #include "gpuc/fft.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
@@ -22,6 +23,9 @@ bool IsComplex(DType d) { return d == complex64 || d == complex128; }
 DType ComplexTypeOf(DType d) {
   return d == float32 || d == float16 || d == bfloat16 || d == complex64 ? complex64 : complex128;
 }
+
+/// The real type a real transform computes in, by the same rule.
+DType RealTypeOf(DType d) { return ComplexTypeOf(d) == complex64 ? float32 : float64; }
 
 void CheckNorm(const char* op, const std::string& norm) {
   if (norm != "backward" && norm != "ortho" && norm != "forward") {
@@ -45,7 +49,9 @@ Array Resized(const char* op, const Array& a, int64_t axis, int64_t n, const Arr
   return pad(a, widths);
 }
 
-/// The axes and sizes of an n-dimensional transform, NumPy's way.
+/// The axes and sizes of an n-dimensional transform, NumPy's way: in the user's order, which
+/// matters to the real transforms (the last axis is the halved one) and pairs each size in
+/// `s` with its axis.
 struct Plan {
   std::vector<int64_t> axes, sizes;
 };
@@ -59,8 +65,10 @@ Plan PlanAxes(const char* op, const Array& a, const std::vector<int64_t>& s,
     }
     for (int64_t i = a.ndim() - count; i < a.ndim(); ++i) chosen.push_back(i);
   }
+  detail::NormalizeAxesOrThrow(op, chosen, a.ndim());  // rejects repeats
   Plan plan;
-  plan.axes = detail::NormalizeAxesOrThrow(op, chosen, a.ndim());
+  for (int64_t axis : chosen) plan.axes.push_back(detail::NormalizeAxisOrThrow(op, axis, a.ndim()));
+  if (plan.axes.empty()) detail::ThrowInvalid(absl::StrCat(op, ": no axes to transform"));
   if (!s.empty() && s.size() != plan.axes.size()) {
     detail::ThrowInvalid(absl::StrCat(op, ": ", s.size(), " sizes for ", plan.axes.size(),
                                       " axes of ", TypeText(a)));
@@ -71,47 +79,102 @@ Plan PlanAxes(const char* op, const Array& a, const std::vector<int64_t>& s,
   return plan;
 }
 
-/// The transform over `plan`: the input as complex, each axis resized, one fft node.
-Array Transform(const char* op, const Array& a, const Plan& plan, bool inverse,
-                const std::string& norm) {
-  CheckNorm(op, norm);
-  if (plan.axes.empty()) detail::ThrowInvalid(absl::StrCat(op, ": no axes to transform"));
-  Array x = astype(a, ComplexTypeOf(a.dtype()));
-  for (size_t i = 0; i < plan.axes.size(); ++i) {
-    x = Resized(op, x, plan.axes[i], plan.sizes[i], a);
-  }
+Plan OneAxis(const char* op, const Array& a, std::optional<int64_t> n, int64_t axis) {
+  if (a.ndim() == 0) detail::ThrowInvalid(absl::StrCat(op, ": ", TypeText(a), " has no axis"));
+  Plan plan;
+  plan.axes = {detail::NormalizeAxisOrThrow(op, axis, a.ndim())};
+  plan.sizes = {n.value_or(a.shape()[plan.axes[0]])};
+  return plan;
+}
+
+/// One fft node over `axes` (any order), unnormalized: that is what FFT libraries compute,
+/// and the norm's scale is a multiply recorded after it, an elementwise node that fuses into
+/// the code reading the transform (real(), a pointwise product, the next producer) instead
+/// of a pass of its own.
+Array RecordFft(const Array& x, std::vector<int64_t> axes, bool inverse, const char* kind,
+                int64_t n = 0) {
+  std::sort(axes.begin(), axes.end());
   ir::Attributes attrs;
-  attrs.Set("axes", plan.axes);
+  attrs.Set("axes", axes);
   attrs.Set("inverse", inverse);
-  // The node transforms unnormalized (what FFT libraries compute) and the norm's scale is a
-  // multiply recorded after it, an elementwise node that fuses into the code reading the
-  // transform (real(), a pointwise product, the next producer) instead of a pass of its own.
   attrs.Set("norm", std::string(inverse ? "forward" : "backward"));
-  Array y = detail::Record(ir::OpCode::kFft, {x}, std::move(attrs));
+  if (std::string(kind) != "c2c") attrs.Set("kind", std::string(kind));
+  if (std::string(kind) == "c2r") attrs.Set("n", n);
+  return detail::Record(ir::OpCode::kFft, {x}, std::move(attrs));
+}
+
+/// `y` scaled as `norm` asks of a transform over `sizes` in direction `inverse`.
+Array Normalized(const Array& y, const std::vector<int64_t>& sizes, bool inverse,
+                 const std::string& norm) {
   double length = 1;
-  for (int64_t size : plan.sizes) length *= static_cast<double>(size);
+  for (int64_t size : sizes) length *= static_cast<double>(size);
   if (norm == "ortho") return y * (1 / std::sqrt(length));
   if ((norm == "forward") != inverse) return y * (1 / length);
   return y;
 }
 
-Plan OneAxis(const char* op, const Array& a, std::optional<int64_t> n, int64_t axis) {
-  if (a.ndim() == 0) detail::ThrowInvalid(absl::StrCat(op, ": ", TypeText(a), " has no axis"));
-  Plan plan;
-  plan.axes = detail::NormalizeAxesOrThrow(op, {axis}, a.ndim());
-  plan.sizes = {n.value_or(a.shape()[plan.axes[0]])};
-  return plan;
+/// The complex transform over `plan`: the input as complex, each axis resized, one fft node.
+Array Transform(const char* op, const Array& a, const Plan& plan, bool inverse,
+                const std::string& norm) {
+  CheckNorm(op, norm);
+  Array x = astype(a, ComplexTypeOf(a.dtype()));
+  for (size_t i = 0; i < plan.axes.size(); ++i) {
+    x = Resized(op, x, plan.axes[i], plan.sizes[i], a);
+  }
+  return Normalized(RecordFft(x, plan.axes, inverse, "c2c"), plan.sizes, inverse, norm);
 }
 
-/// Keeps the n / 2 + 1 non-negative frequencies of `axis` (n: its transformed length).
-Array HalfSpectrum(const Array& x, int64_t axis, int64_t n) {
-  return take(x, arange(n / 2 + 1), axis);
+/// Whether `last` comes after every other axis of `axes`: then one real-transform node
+/// covers them all (its halved axis is its highest).
+bool LastIsHighest(const std::vector<int64_t>& axes) {
+  return *std::max_element(axes.begin(), axes.end()) == axes.back();
 }
 
-void CheckReal(const char* op, const Array& a) {
+/// The real-input transform over `plan` (numpy.fft.rfftn): an r2c node halving the last axis
+/// of the plan, which covers the other axes too when the last is the highest.
+Array RealTransform(const char* op, const Array& a, const Plan& plan, const std::string& norm) {
+  CheckNorm(op, norm);
   if (IsComplex(a.dtype())) {
     detail::ThrowInvalid(absl::StrCat(op, ": ", TypeText(a), " is complex; rfft takes real input"));
   }
+  Array x = astype(a, RealTypeOf(a.dtype()));
+  for (size_t i = 0; i < plan.axes.size(); ++i) {
+    x = Resized(op, x, plan.axes[i], plan.sizes[i], a);
+  }
+  Array y;
+  if (LastIsHighest(plan.axes)) {
+    y = RecordFft(x, plan.axes, false, "r2c");
+  } else {
+    y = RecordFft(x, {plan.axes.back()}, false, "r2c");
+    y = RecordFft(y, std::vector<int64_t>(plan.axes.begin(), plan.axes.end() - 1), false, "c2c");
+  }
+  return Normalized(y, plan.sizes, false, norm);
+}
+
+/// The inverse real transform over `plan`, whose last size is the real output length
+/// (numpy.fft.irfftn): complex inverses of the other axes and a c2r node of the last, one
+/// node when the last axis is the highest.
+Array InverseRealTransform(const char* op, const Array& a, const Plan& plan,
+                           const std::string& norm) {
+  CheckNorm(op, norm);
+  const int64_t last = plan.axes.back(), n = plan.sizes.back();
+  if (n < 1) {
+    detail::ThrowInvalid(absl::StrCat(op, ": invalid number of data points (", n, ") along axis ",
+                                      last, " of ", TypeText(a)));
+  }
+  Array x = astype(a, ComplexTypeOf(a.dtype()));
+  for (size_t i = 0; i + 1 < plan.axes.size(); ++i) {
+    x = Resized(op, x, plan.axes[i], plan.sizes[i], a);
+  }
+  x = Resized(op, x, last, n / 2 + 1, a);
+  Array y;
+  if (LastIsHighest(plan.axes)) {
+    y = RecordFft(x, plan.axes, true, "c2r", n);
+  } else {
+    x = RecordFft(x, std::vector<int64_t>(plan.axes.begin(), plan.axes.end() - 1), true, "c2c");
+    y = RecordFft(x, {last}, true, "c2r", n);
+  }
+  return Normalized(y, plan.sizes, true, norm);
 }
 
 /// x shifted along each of `axes` so that index i holds x[(i + shift(n)) mod n].
@@ -165,53 +228,26 @@ Array ifft2(const Array& a, const std::vector<int64_t>& s, const std::vector<int
 }
 
 Array rfft(const Array& a, std::optional<int64_t> n, int64_t axis, const std::string& norm) {
-  CheckReal("rfft", a);
-  const Plan plan = OneAxis("rfft", a, n, axis);
-  return HalfSpectrum(Transform("rfft", a, plan, false, norm), plan.axes[0], plan.sizes[0]);
+  return RealTransform("rfft", a, OneAxis("rfft", a, n, axis), norm);
 }
 
 Array rfftn(const Array& a, const std::vector<int64_t>& s, const std::vector<int64_t>& axes,
             const std::string& norm) {
-  CheckReal("rfftn", a);
-  const Plan plan = PlanAxes("rfftn", a, s, axes);
-  // The full transform then half of its last axis: the same numbers as NumPy's real
-  // transform of that axis followed by complex transforms of the others.
-  return HalfSpectrum(Transform("rfftn", a, plan, false, norm), plan.axes.back(),
-                      plan.sizes.back());
+  return RealTransform("rfftn", a, PlanAxes("rfftn", a, s, axes), norm);
 }
 
 Array irfft(const Array& a, std::optional<int64_t> n, int64_t axis, const std::string& norm) {
-  CheckNorm("irfft", norm);
-  const Plan plan = OneAxis("irfft", a, std::nullopt, axis);
-  const int64_t d = plan.axes[0], m = a.shape()[d];
-  const int64_t length = n.value_or(2 * (m - 1));
-  if (length < 1) {
-    detail::ThrowInvalid(absl::StrCat("irfft: invalid number of data points (", length,
-                                      ") along axis ", d, " of ", TypeText(a)));
-  }
-  // The n / 2 + 1 frequencies the output needs, then the negative ones: full[k] =
-  // conj(half[n - k]) for k past them. The real part of the inverse drops what the zero and
-  // Nyquist frequencies' imaginary parts would add (purely imaginary terms), as C2R does.
-  const Array half = Resized("irfft", astype(a, ComplexTypeOf(a.dtype())), d, length / 2 + 1, a);
-  std::vector<int64_t> mirrored;
-  for (int64_t k = length / 2 + 1; k < length; ++k) mirrored.push_back(length - k);
-  Array full = half;
-  if (!mirrored.empty()) full = concatenate({half, take(conj(half), array(mirrored), d)}, d);
-  return real(ifft(full, std::nullopt, d, norm));
+  Plan plan = OneAxis("irfft", a, std::nullopt, axis);
+  plan.sizes[0] = n.value_or(2 * (plan.sizes[0] - 1));
+  return InverseRealTransform("irfft", a, plan, norm);
 }
 
 Array irfftn(const Array& a, const std::vector<int64_t>& s, const std::vector<int64_t>& axes,
              const std::string& norm) {
-  const Plan plan = PlanAxes("irfftn", a, s, axes);
-  Array x = a;
-  if (plan.axes.size() > 1) {
-    const std::vector<int64_t> outer(plan.axes.begin(), plan.axes.end() - 1);
-    const std::vector<int64_t> sizes(plan.sizes.begin(), plan.sizes.end() - 1);
-    x = ifftn(x, s.empty() ? std::vector<int64_t>{} : sizes, outer, norm);
-  }
-  std::optional<int64_t> last;
-  if (!s.empty()) last = s.back();
-  return irfft(x, last, plan.axes.back(), norm);
+  Plan plan = PlanAxes("irfftn", a, s, axes);
+  // NumPy's default output length of the last axis: 2 (m - 1) for its m frequencies.
+  if (s.empty()) plan.sizes.back() = 2 * (plan.sizes.back() - 1);
+  return InverseRealTransform("irfftn", a, plan, norm);
 }
 
 Array fftfreq(int64_t n, double d) {

@@ -4,10 +4,9 @@
 #include <cmath>
 #include <complex>
 #include <numbers>
-#include <string>
 #include <vector>
 
-#include "ir/wide_value.h"
+#include "ir/fft_semantics.h"
 
 namespace gpuc::detail {
 namespace {
@@ -86,42 +85,7 @@ void Transform(std::vector<Complex>& line, bool inverse) {
 }  // namespace
 
 absl::StatusOr<ir::HostTensor> HostFft(const ir::Node& node, const ir::HostTensor& input) {
-  const ir::Attributes& attrs = node.attrs();
-  absl::StatusOr<bool> inverse = attrs.GetBool("inverse", false);
-  if (!inverse.ok()) return inverse.status();
-  const std::string norm = attrs.Has("norm") ? *attrs.Get<std::string>("norm") : "backward";
-  absl::StatusOr<std::vector<int64_t>> axes = attrs.GetInts("axes");
-  if (!axes.ok()) return axes.status();
-  const ir::Shape& shape = input.shape();
-  std::vector<Complex> data(static_cast<size_t>(input.num_elements()));
-  for (int64_t i = 0; i < input.num_elements(); ++i) {
-    data[i] = ir::LoadElement(input.dtype(), input.element(i)).c;
-  }
-  for (int64_t axis : *axes) {
-    const int64_t n = shape[static_cast<int>(axis)];
-    if (n == 0) continue;
-    double scale = 1.0;
-    if (norm == "ortho") {
-      scale = 1.0 / std::sqrt(static_cast<double>(n));
-    } else if ((norm == "backward") == *inverse) {
-      scale = 1.0 / static_cast<double>(n);
-    }
-    int64_t stride = 1;
-    for (int d = static_cast<int>(axis) + 1; d < shape.rank(); ++d) stride *= shape[d];
-    const int64_t lines = input.num_elements() / n;
-    std::vector<Complex> line(static_cast<size_t>(n));
-    for (int64_t l = 0; l < lines; ++l) {
-      const int64_t base = (l / stride) * n * stride + l % stride;
-      for (int64_t j = 0; j < n; ++j) line[j] = data[base + j * stride];
-      Transform(line, *inverse);
-      for (int64_t j = 0; j < n; ++j) data[base + j * stride] = line[j] * scale;
-    }
-  }
-  ir::HostTensor out(node.type());
-  for (int64_t i = 0; i < out.num_elements(); ++i) {
-    ir::StoreElement(node.dtype(), out.element(i), ir::WideValue::Complex(data[i]));
-  }
-  return out;
+  return ir::EvaluateFft(node, input, Transform);
 }
 
 }  // namespace gpuc::detail

@@ -4,9 +4,10 @@
 // radix-2 FFT when its length is a power of two, by Bluestein's chirp-z algorithm (three
 // power-of-two FFTs) otherwise, in complex<double> with twiddles computed directly from
 // their angles (no recurrences, so errors stay at a few ulps times log n), rounded once to
-// the node's dtype. Same attributes and normalization as the interpreter's direct DFT, which
-// stays the reference (host_fft_test). Written here because Debian ships no double-precision
-// CPU FFT library under a permissive licence (kissfft is float-only there; FFTW is GPL).
+// the node's dtype. The kinds, attributes and normalization are ir/fft_semantics.h's, shared
+// with the interpreter's direct DFT, which stays the reference (host_fft_test). Written here
+// because Debian ships no double-precision CPU FFT library under a permissive licence
+// (kissfft is float-only there; FFTW is GPL).
 //
 //===----------------------------------------------------------------------===//
 #ifndef GPUC_LIB_HOST_FFT_H_

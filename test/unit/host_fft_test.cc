@@ -14,10 +14,11 @@ namespace gpuc {
 namespace {
 
 void CheckFft(const std::string& type, const std::string& attrs, const std::string& tolerance,
-              uint64_t seed) {
+              uint64_t seed, const std::string& result_type = "") {
+  const std::string out = result_type.empty() ? type : result_type;
   const std::string text =
-      absl::StrCat("func @f(%a: ", type, ") -> (", type, ") {\n  %r = fft %a {", attrs,
-                   "} : ", type, "\n  return %r\n}\n");
+      absl::StrCat("func @f(%a: ", type, ") -> (", out, ") {\n  %r = fft %a {", attrs, "} : ", out,
+                   "\n  return %r\n}\n");
   test::ExpectHostMatchesInterpreter(text, seed, tolerance);
 }
 
@@ -37,6 +38,25 @@ TEST(HostFftTest, SeveralAxesInversesAndNormalizations) {
              "rel1e-12", 4);
   }
   CheckFft("c64[0,4]", "axes = [0]", "exact", 5);  // an empty axis: nothing to transform
+}
+
+// Real-to-complex keeps n / 2 + 1 frequencies of the highest axis; complex-to-real rebuilds
+// the rest by Hermitian symmetry (the random input is not Hermitian: the imaginary parts of
+// its zero and Nyquist frequencies must be ignored the same way by both).
+TEST(HostFftTest, RealToComplexAndBack) {
+  for (int64_t n : {1, 2, 7, 8, 17, 64, 100}) {
+    CheckFft(absl::StrCat("f64[3,", n, "]"), "axes = [1], kind = \"r2c\"", "rel1e-11", n,
+             absl::StrCat("c128[3,", n / 2 + 1, "]"));
+    CheckFft(absl::StrCat("c128[3,", n / 2 + 1, "]"),
+             absl::StrCat("axes = [1], inverse = true, kind = \"c2r\", n = ", n), "rel1e-11", n,
+             absl::StrCat("f64[3,", n, "]"));
+  }
+  CheckFft("f32[6,5,4]", "axes = [0, 1], kind = \"r2c\", norm = \"ortho\"", "rel2e-5", 7,
+           "c64[6,3,4]");
+  CheckFft("c64[6,3,4]", "axes = [0, 1], inverse = true, kind = \"c2r\", n = 5", "rel2e-5", 8,
+           "f32[6,5,4]");
+  CheckFft("c128[5,4]", "axes = [0], inverse = true, kind = \"c2r\", n = 8, norm = \"forward\"",
+           "rel1e-11", 9, "f64[8,4]");
 }
 
 }  // namespace
