@@ -133,6 +133,11 @@ absl::StatusOr<TensorType> FftResultType(const FftAttributes& attrs, const Tenso
         return absl::InvalidArgumentError(absl::StrCat(
             "an r2c operand must be float32 or float64, not ", DTypeName(operand.dtype)));
       }
+      if (dims[last] == 0) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "an r2c transform needs at least one element along axis ", last, " of ",
+            operand.ToString()));
+      }
       dims[last] = dims[last] / 2 + 1;
       return TensorType{operand.dtype == DType::kFloat32 ? DType::kComplex64 : DType::kComplex128,
                         Shape(std::move(dims))};

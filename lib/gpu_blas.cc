@@ -201,20 +201,37 @@ absl::Status GpuBlas::Matmul(runtime::CudaStream& stream, const ir::Node& matmul
 absl::Status GpuBlas::Scale(runtime::CudaStream& stream, const DeviceTensor& x, double factor) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (absl::Status s = Bind(stream); !s.ok()) return s;
-  const bool single = x.type.dtype == DType::kComplex64;
-  const int64_t size = ir::DTypeSize(x.type.dtype);
+  const DType dtype = x.type.dtype;
+  const int64_t size = ir::DTypeSize(dtype);
   const float factor_f = static_cast<float>(factor);
   for (int64_t done = 0, total = x.type.shape.num_elements(); done < total;) {
     const int count = static_cast<int>(std::min<int64_t>(total - done, INT_MAX));
     void* p = reinterpret_cast<void*>(x.address + done * size);
-    cublasStatus_t status =
-        single
-            ? cublas_->cublasCsscal(handle_, count, &factor_f, static_cast<cuComplex*>(p), 1)
-            : cublas_->cublasZdscal(handle_, count, &factor, static_cast<cuDoubleComplex*>(p), 1);
-    if (absl::Status s = runtime::CublasStatus(status, single ? "cublasCsscal" : "cublasZdscal");
-        !s.ok()) {
-      return s;
+    cublasStatus_t status = CUBLAS_STATUS_NOT_SUPPORTED;
+    const char* call = "cublas scal";
+    switch (dtype) {
+      case DType::kFloat32:
+        status = cublas_->cublasSscal(handle_, count, &factor_f, static_cast<float*>(p), 1);
+        call = "cublasSscal";
+        break;
+      case DType::kFloat64:
+        status = cublas_->cublasDscal(handle_, count, &factor, static_cast<double*>(p), 1);
+        call = "cublasDscal";
+        break;
+      case DType::kComplex64:
+        status = cublas_->cublasCsscal(handle_, count, &factor_f, static_cast<cuComplex*>(p), 1);
+        call = "cublasCsscal";
+        break;
+      case DType::kComplex128:
+        status =
+            cublas_->cublasZdscal(handle_, count, &factor, static_cast<cuDoubleComplex*>(p), 1);
+        call = "cublasZdscal";
+        break;
+      default:
+        return absl::InvalidArgumentError(
+            absl::StrCat("cannot scale ", ir::DTypeName(dtype), " with cuBLAS"));
     }
+    if (absl::Status s = runtime::CublasStatus(status, call); !s.ok()) return s;
     done += count;
   }
   return absl::OkStatus();

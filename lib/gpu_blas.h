@@ -47,7 +47,7 @@ class GpuBlas {
 
   absl::Status Matmul(runtime::CudaStream& stream, const ir::Node& matmul, const GemmShape& gemm,
                       const DeviceTensor& a, const DeviceTensor& b, const DeviceTensor& c);
-  /// x *= factor for complex64 or complex128 x (the FFT's normalization).
+  /// x *= factor for float32, float64, complex64 or complex128 x (the FFT's normalization).
   absl::Status Scale(runtime::CudaStream& stream, const DeviceTensor& x, double factor);
 
  private:

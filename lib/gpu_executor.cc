@@ -133,7 +133,8 @@ struct GpuExecutor::Impl {
   absl::Status RunLibrary(
       runtime::CudaStream& stream, const GpuPlanStep& step,
       absl::flat_hash_map<const ir::Node*, DeviceTensor>& values,
-      const std::function<absl::StatusOr<DeviceTensor>(const ir::Node*)>& allocate);
+      const std::function<absl::StatusOr<DeviceTensor>(const ir::Node*)>& allocate,
+      bool first_operand_is_dead);
   absl::Status RunOnHost(runtime::CudaStream& stream, const passes::FusedKernel& kernel,
                          absl::flat_hash_map<const ir::Node*, DeviceTensor>& values);
   absl::Status Fill(runtime::CudaStream& stream, uint64_t address, unsigned char byte,
@@ -408,14 +409,17 @@ absl::Status GpuExecutor::Impl::RunKernel(
 absl::Status GpuExecutor::Impl::RunLibrary(
     runtime::CudaStream& stream, const GpuPlanStep& step,
     absl::flat_hash_map<const ir::Node*, DeviceTensor>& values,
-    const std::function<absl::StatusOr<DeviceTensor>(const ir::Node*)>& allocate) {
+    const std::function<absl::StatusOr<DeviceTensor>(const ir::Node*)>& allocate,
+    bool first_operand_is_dead) {
   const ir::Node& node = *step.kernel->nodes[0];
   std::vector<const DeviceTensor*> operands;
   for (const ir::NodeRef& op : node.operands()) operands.push_back(&values.at(op.get()));
   absl::StatusOr<DeviceTensor> out = allocate(&node);
   if (!out.ok()) return out.status();
   // The call's parameters go into the message here, so the libraries' hot paths format none.
-  if (absl::Status s = libraries->Run(stream, node, *step.library, operands, *out); !s.ok()) {
+  if (absl::Status s =
+          libraries->Run(stream, node, *step.library, operands, *out, first_operand_is_dead);
+      !s.ok()) {
     return absl::Status(s.code(), absl::StrCat(step.library->description, ": ", s.message()));
   }
   stream.NoteLaunch(step.library->description);
@@ -570,7 +574,12 @@ absl::StatusOr<std::vector<DeviceTensor>> GpuExecutor::Run(const GpuPlan& plan,
   }
   absl::flat_hash_map<const ir::Node*, int> readers = plan.readers;
   for (const GpuPlanStep& step : plan.steps) {
-    absl::Status s = step.library     ? impl_->RunLibrary(stream, step, values, allocate)
+    // A value this step reads for the last time, and nobody holds, is the step's to destroy.
+    auto last_read = [&](const ir::Node* n) {
+      return readers.at(n) == 1 && !plan.kept.contains(n);
+    };
+    absl::Status s = step.library ? impl_->RunLibrary(stream, step, values, allocate,
+                                                      last_read(step.kernel->nodes[0]->operands()[0].get()))
                      : !step.compiled ? impl_->RunOnHost(stream, *step.kernel, values)
                      : replay ? impl_->RunKernel(stream, step, values, allocate, &launches, &keep)
                               : impl_->RunKernel(stream, step, values, allocate);

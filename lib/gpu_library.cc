@@ -94,7 +94,7 @@ absl::StatusOr<LibraryCall> GpuLibraries::Prepare(const ir::Node& node) {
 absl::Status GpuLibraries::Run(runtime::CudaStream& stream, const ir::Node& node,
                                const LibraryCall& call,
                                absl::Span<const DeviceTensor* const> operands,
-                               const DeviceTensor& out) {
+                               const DeviceTensor& out, bool first_operand_is_dead) {
   if (const auto* spmv = std::get_if<SpmvShape>(&call.shape)) {
     absl::StatusOr<GpuSparse*> sparse = Sparse();
     if (!sparse.ok()) return sparse.status();
@@ -108,7 +108,8 @@ absl::Status GpuLibraries::Run(runtime::CudaStream& stream, const ir::Node& node
   }
   absl::StatusOr<GpuFft*> fft = Fft();
   if (!fft.ok()) return fft.status();
-  return (*fft)->Run(stream, node, std::get<FftShape>(call.shape), *operands[0], out, **blas);
+  return (*fft)->Run(stream, node, std::get<FftShape>(call.shape), *operands[0], out, **blas,
+                     first_operand_is_dead);
 }
 
 }  // namespace gpuc::detail

@@ -36,9 +36,11 @@ class GpuLibraries {
 
   /// The vendor call for `node`, or Unimplemented / Unavailable saying why it runs on the host.
   absl::StatusOr<LibraryCall> Prepare(const ir::Node& node);
-  /// Queues `call` on `stream`, writing `out`.
+  /// Queues `call` on `stream`, writing `out`. `first_operand_is_dead`: no later step reads
+  /// operands[0], so the call may use it as scratch (a C2R transform does).
   absl::Status Run(runtime::CudaStream& stream, const ir::Node& node, const LibraryCall& call,
-                   absl::Span<const DeviceTensor* const> operands, const DeviceTensor& out);
+                   absl::Span<const DeviceTensor* const> operands, const DeviceTensor& out,
+                   bool first_operand_is_dead);
 
  private:
   absl::StatusOr<GpuBlas*> Blas();  // loaded on first use

@@ -39,6 +39,7 @@ namespace gpuc::runtime {
   X(cuMemAllocAsync)                  \
   X(cuMemFreeAsync)                   \
   X(cuMemsetD8Async)                  \
+  X(cuMemsetD2D32Async)               \
   X(cuMemcpyHtoDAsync)                \
   X(cuMemcpyDtoHAsync)                \
   X(cuMemcpyDtoDAsync)                \

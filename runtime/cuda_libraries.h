@@ -32,6 +32,8 @@ namespace gpuc::runtime {
   X(cublasSetStream)             \
   X(cublasSetWorkspace)          \
   X(cublasSetMathMode)           \
+  X(cublasSscal)                 \
+  X(cublasDscal)                 \
   X(cublasCsscal)                \
   X(cublasZdscal)
 
@@ -58,7 +60,11 @@ struct Cublas {
   X(cufftSetWorkArea)           \
   X(cufftMakePlanMany64)        \
   X(cufftExecC2C)               \
-  X(cufftExecZ2Z)
+  X(cufftExecZ2Z)               \
+  X(cufftExecR2C)               \
+  X(cufftExecD2Z)               \
+  X(cufftExecC2R)               \
+  X(cufftExecZ2D)
 
 struct Cufft {
   GPUC_CUFFT_FUNCTIONS(GPUC_LIBRARY_MEMBER)

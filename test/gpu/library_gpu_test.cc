@@ -188,6 +188,65 @@ TEST(LibraryGpuTest, FftsOfOddLengthsAndOtherAxesAgreeWithTheInterpreter) {
   CheckFft(gpu, "c128[0,8]", "axes = [1], inverse = false", 58);    // empty
 }
 
+void CheckRealFft(detail::GpuExecutor& gpu, const std::string& in, const std::string& attrs,
+                  const std::string& out, uint64_t seed) {
+  CheckLibraryGraph(gpu,
+                    absl::StrCat("func @f(%x: ", in, ") -> (", out, ") {\n  %y = fft %x {", attrs,
+                                 "} : ", out, "\n  return %y\n}\n"),
+                    seed);
+}
+
+// R2C and C2R against the interpreter: trailing axes in one plan, a leading or middle last
+// axis, other axes as complex passes, odd lengths. The random complex inputs are not
+// Hermitian, so C2R must ignore the zero and Nyquist imaginary parts as NumPy does.
+TEST(LibraryGpuTest, RealTransformsAgreeWithTheInterpreter) {
+  GPUC_REQUIRE_GPU_LIBRARIES(gpu);
+  const std::string r2c = "kind = \"r2c\", axes = ";
+  CheckRealFft(gpu, "f32[64]", r2c + "[0]", "c64[33]", 70);
+  CheckRealFft(gpu, "f64[3,1000]", r2c + "[1]", "c128[3,501]", 71);
+  CheckRealFft(gpu, "f32[97]", r2c + "[0]", "c64[49]", 72);
+  CheckRealFft(gpu, "f32[6,5,8]", r2c + "[1, 2], norm = \"ortho\"", "c64[6,5,5]", 73);
+  CheckRealFft(gpu, "f64[5,7,9]", r2c + "[0, 1]", "c128[5,4,9]", 74);
+  CheckRealFft(gpu, "f32[7,4]", r2c + "[0]", "c64[4,4]", 75);
+  const std::string c2r = "inverse = true, kind = \"c2r\", ";
+  CheckRealFft(gpu, "c64[33]", c2r + "axes = [0], n = 64", "f32[64]", 76);
+  CheckRealFft(gpu, "c128[3,501]", c2r + "axes = [1], n = 1000", "f64[3,1000]", 77);
+  CheckRealFft(gpu, "c64[3,5]", c2r + "axes = [1], n = 9", "f32[3,9]", 78);
+  CheckRealFft(gpu, "c128[5,7,5]", c2r + "axes = [0, 2], n = 8, norm = \"forward\"",
+               "f64[5,7,8]", 79);
+  CheckRealFft(gpu, "c64[6,3,4]", c2r + "axes = [0, 1], n = 5", "f32[6,5,4]", 80);
+  CheckRealFft(gpu, "c128[3,4]", c2r + "axes = [0], n = 4", "f64[4,4]", 81);
+  CheckRealFft(gpu, "c64[3,4,5]", c2r + "axes = [1], n = 6", "f32[3,6,5]", 82);
+  CheckRealFft(gpu, "c64[0,5]", c2r + "axes = [1], n = 8", "f32[0,8]", 83);  // empty
+}
+
+// C2R destroys its input: an operand read again later (a parameter, or an intermediate with
+// another reader) must come through intact, and a dead intermediate may be overwritten.
+TEST(LibraryGpuTest, ComplexToRealLeavesOperandsThatAreReadLaterIntact) {
+  GPUC_REQUIRE_GPU_LIBRARIES(gpu);
+  for (const char* operand : {"%h", "%p"}) {
+    SCOPED_TRACE(operand);
+    CheckLibraryGraph(gpu, absl::StrCat(R"(func @f(%h: c64[4,5]) -> (f32[4,5], f32[4,8]) {
+  %p = mul %h, %h : c64[4,5]
+  %c = fft )", operand, R"( {axes = [1], inverse = true, kind = "c2r", n = 8} : f32[4,8]
+  %t = slice %c {start = [0, 0], stop = [4, 5], step = [1, 1]} : f32[4,5]
+  %r = real )", operand, R"( : f32[4,5]
+  %w = add %r, %t : f32[4,5]
+  return %w, %c
+}
+)"),
+                      84);
+  }
+  // The only reader of a fused product: the transform may work in it.
+  CheckLibraryGraph(gpu, R"(func @f(%h: c64[4,5], %g: c64[4,5]) -> (f32[4,8]) {
+  %p = mul %h, %g : c64[4,5]
+  %c = fft %p {axes = [1], inverse = true, kind = "c2r", n = 8} : f32[4,8]
+  return %c
+}
+)",
+                    85);
+}
+
 TEST(LibraryGpuTest, ThePlanCacheKeepsItsSizeAndEvictsTheLeastRecentlyUsed) {
   GPUC_REQUIRE_GPU_LIBRARIES(gpu);
   const size_t before = fft::plan_cache_size();
