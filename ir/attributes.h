@@ -32,6 +32,9 @@ class Attributes {
   Attributes(std::initializer_list<std::pair<const std::string, AttrValue>> init) : map_(init) {}
 
   void Set(std::string name, AttrValue value) { map_[std::move(name)] = std::move(value); }
+  void Erase(absl::string_view name) {
+    if (auto it = map_.find(name); it != map_.end()) map_.erase(it);
+  }
   bool Has(absl::string_view name) const { return map_.find(name) != map_.end(); }
   const AttrValue* Find(absl::string_view name) const;
 

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "ir/elementwise_semantics.h"
 #include "ir/fft_semantics.h"
+#include "ir/matmul_semantics.h"
 #include "ir/interpreter_kernels.h"
 #include "ir/type_inference.h"
 #include "ir/wide_value.h"
@@ -27,11 +28,18 @@ HostTensor Matmul(const Node& node, const HostTensor& a, const HostTensor& b) {
   // once at the end; every other dtype computes in its own.
   const DType acc_type =
       loop == DType::kFloat16 || loop == DType::kBFloat16 ? DType::kFloat32 : loop;
-  // Promote 1-D operands to matrices (NumPy), then index batch axes with broadcasting.
+  const MatmulTransposes transposes = TransposesOf(node);
+  // Promote 1-D operands to matrices (NumPy), then index batch axes with broadcasting. A
+  // transposed operand stores its matrix as [.., k, m] (a) or [.., n, k] (b).
   std::vector<int64_t> ad = a.shape().dims(), bd = b.shape().dims();
   if (ad.size() == 1) ad.insert(ad.begin(), 1);
   if (bd.size() == 1) bd.push_back(1);
+  if (transposes.a) std::swap(ad[ad.size() - 2], ad.back());
+  if (transposes.b) std::swap(bd[bd.size() - 2], bd.back());
   const int64_t m = ad[ad.size() - 2], k = ad.back(), n = bd.back();
+  // Element strides of op(a)'s rows and columns and op(b)'s.
+  const int64_t a_row = transposes.a ? 1 : k, a_col = transposes.a ? m : 1;
+  const int64_t b_row = transposes.b ? 1 : n, b_col = transposes.b ? k : 1;
   Shape a_batch(std::vector<int64_t>(ad.begin(), ad.end() - 2));
   Shape b_batch(std::vector<int64_t>(bd.begin(), bd.end() - 2));
   Shape batch = *BroadcastShapes(a_batch, b_batch);
@@ -46,9 +54,11 @@ HostTensor Matmul(const Node& node, const HostTensor& a, const HostTensor& b) {
         WideValue acc = ConvertTo(acc_type, WideValue::Signed(0));
         for (int64_t p = 0; p < k; ++p) {
           WideValue x = ConvertTo(
-              acc_type, ConvertTo(loop, LoadElement(a.dtype(), a.element(a_base + i * k + p))));
+              acc_type,
+              ConvertTo(loop, LoadElement(a.dtype(), a.element(a_base + i * a_row + p * a_col))));
           WideValue y = ConvertTo(
-              acc_type, ConvertTo(loop, LoadElement(b.dtype(), b.element(b_base + p * n + j))));
+              acc_type,
+              ConvertTo(loop, LoadElement(b.dtype(), b.element(b_base + p * b_row + j * b_col))));
           acc = EvalElementwise(OpCode::kAdd, acc_type,
                                 {acc, EvalElementwise(OpCode::kMul, acc_type, {x, y})});
         }

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "ir/fft_semantics.h"
+#include "ir/matmul_semantics.h"
 
 namespace gpuc::ir {
 namespace {
@@ -383,12 +384,18 @@ absl::StatusOr<TensorType> InferDataMovement(OpCode op, absl::Span<const TensorT
   }
 }
 
-absl::StatusOr<TensorType> InferMatmul(OpCode op, absl::Span<const TensorType> operands) {
-  const TensorType& a = operands[0];
-  const TensorType& b = operands[1];
-  if (a.shape.rank() == 0 || b.shape.rank() == 0) {
-    return OpError(op, absl::StrCat("operands must have rank >= 1, got ", TypeList(operands)));
+absl::StatusOr<TensorType> InferMatmul(OpCode op, absl::Span<const TensorType> stored,
+                                       const Attributes& attrs) {
+  if (stored[0].shape.rank() == 0 || stored[1].shape.rank() == 0) {
+    return OpError(op, absl::StrCat("operands must have rank >= 1, got ", TypeList(stored)));
   }
+  absl::StatusOr<MatmulTransposes> transposes =
+      ReadMatmulTransposes(attrs, stored[0].shape.rank(), stored[1].shape.rank());
+  if (!transposes.ok()) return Prefixed(op, transposes.status());
+  // The product is of the operands as the flags present them.
+  const TensorType a = transposes->a ? SwapLastTwoAxes(stored[0]) : stored[0];
+  const TensorType b = transposes->b ? SwapLastTwoAxes(stored[1]) : stored[1];
+  const TensorType operands[] = {a, b};
   // NumPy's matmul: a 1-D operand gains a unit axis (prepended for a, appended for b) that is
   // removed from the result; leading axes are batch axes and broadcast.
   std::vector<int64_t> ad = a.shape.dims(), bd = b.shape.dims();
@@ -418,7 +425,7 @@ absl::StatusOr<TensorType> InferLibrary(OpCode op, absl::Span<const TensorType> 
                                         const Attributes& attrs) {
   switch (op) {
     case OpCode::kMatmul:
-      return InferMatmul(op, operands);
+      return InferMatmul(op, operands, attrs);
     case OpCode::kFft: {
       absl::StatusOr<FftAttributes> fft = ReadFftAttributes(attrs, operands[0].shape.rank());
       if (!fft.ok()) return Prefixed(op, fft.status());

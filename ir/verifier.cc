@@ -23,6 +23,7 @@ absl::Span<const absl::string_view> AllowedAttributes(OpCode op) {
   // Set by gpuc::sparse on products of matrices whose structure it checked when they were
   // built; executors may then skip the check (the interpreter always checks).
   static constexpr absl::string_view kSpmv[] = {"validated"};
+  static constexpr absl::string_view kMatmul[] = {"transpose_a", "transpose_b"};
   switch (op) {
     case OpCode::kReduceSum:
     case OpCode::kReduceProd:
@@ -51,6 +52,8 @@ absl::Span<const absl::string_view> AllowedAttributes(OpCode op) {
       return kFft;
     case OpCode::kSpmv:
       return kSpmv;
+    case OpCode::kMatmul:
+      return kMatmul;
     default:
       return {};
   }

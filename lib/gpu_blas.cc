@@ -3,10 +3,12 @@
 
 #include <climits>
 #include <complex>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "ir/interpreter_kernels.h"
+#include "ir/matmul_semantics.h"
 #include "ir/shape.h"
 
 namespace gpuc::detail {
@@ -66,8 +68,13 @@ absl::StatusOr<GemmShape> PlanGemm(const ir::Node& matmul) {
                                                  b.ToString(), " are not of the result dtype ",
                                                  ir::DTypeName(dtype)));
   }
-  const std::vector<int64_t> ad = MatrixDims(a.shape, true), bd = MatrixDims(b.shape, false);
+  const ir::MatmulTransposes transposes = ir::TransposesOf(matmul);
+  std::vector<int64_t> ad = MatrixDims(a.shape, true), bd = MatrixDims(b.shape, false);
+  if (transposes.a) std::swap(ad[ad.size() - 2], ad.back());
+  if (transposes.b) std::swap(bd[bd.size() - 2], bd.back());
   GemmShape g;
+  g.transpose_a = transposes.a;
+  g.transpose_b = transposes.b;
   g.m = ad[ad.size() - 2];
   g.k = ad.back();
   g.n = bd.back();
@@ -80,7 +87,8 @@ absl::StatusOr<GemmShape> PlanGemm(const ir::Node& matmul) {
   // A batch operand equal in size to the result's batch has the result's batch layout (a
   // broadcast can only add unit or missing axes then); otherwise it must be a single matrix.
   if ((a_full || a_single) && (b_full || b_single)) {
-    if (b_single && !a_single) {
+    // Stacked batches of A are more rows only when A is stored untransposed.
+    if (b_single && !a_single && !g.transpose_a) {
       g.folded = true;
       g.m *= count;
     } else {
@@ -102,8 +110,8 @@ absl::StatusOr<GemmShape> PlanGemm(const ir::Node& matmul) {
 std::string DescribeGemm(const ir::Node& matmul, const GemmShape& g) {
   return absl::StrCat("cublas gemm m=", g.m, " n=", g.n, " k=", g.k, " batch=", g.batch,
                       g.folded ? " (batches folded into m)" : "",
-                      g.per_batch_loop ? " (a call per batch)" : "", " ",
-                      ir::DTypeName(matmul.dtype()));
+                      g.per_batch_loop ? " (a call per batch)" : "", g.transpose_a ? " a^T" : "",
+                      g.transpose_b ? " b^T" : "", " ", ir::DTypeName(matmul.dtype()));
 }
 
 absl::StatusOr<std::unique_ptr<GpuBlas>> GpuBlas::Create(runtime::CudaDevice& device) {
@@ -165,22 +173,28 @@ absl::Status GpuBlas::Matmul(runtime::CudaStream& stream, const ir::Node& matmul
   const void* beta = wide ? static_cast<const void*>(zero_d) : zero_f;
   std::lock_guard<std::mutex> lock(mutex_);
   if (absl::Status s = Bind(stream); !s.ok()) return s;
-  // Column-major C^T (n×m) = B^T (n×k) · A^T (k×m): the row-major buffers as they are.
+  // Column-major C^T (n×m) = B^T (n×k) · A^T (k×m): the row-major buffers as they are. A
+  // buffer holding an operand's transpose is, read column-major, the operand itself: cuBLAS
+  // transposes it (OP_T), with the stored rows' length as its leading dimension.
+  const cublasOperation_t op_b = g.transpose_b ? CUBLAS_OP_T : CUBLAS_OP_N;
+  const cublasOperation_t op_a = g.transpose_a ? CUBLAS_OP_T : CUBLAS_OP_N;
+  const int ldb = static_cast<int>(g.transpose_b ? g.k : g.n);
   auto gemm = [&](uint64_t a_address, uint64_t b_address, uint64_t c_address, int64_t m,
                   int64_t batch, int64_t a_stride, int64_t b_stride) {
+    const int lda = static_cast<int>(g.transpose_a ? m : g.k);
     return runtime::CublasStatus(
         cublas_->cublasGemmStridedBatchedEx(
-            handle_, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(g.n), static_cast<int>(m),
+            handle_, op_b, op_a, static_cast<int>(g.n), static_cast<int>(m),
             static_cast<int>(g.k), alpha, reinterpret_cast<const void*>(b_address), types.data,
-            static_cast<int>(g.n), b_stride, reinterpret_cast<const void*>(a_address), types.data,
-            static_cast<int>(g.k), a_stride, beta, reinterpret_cast<void*>(c_address), types.data,
-            static_cast<int>(g.n), m * g.n, static_cast<int>(batch), types.compute,
-            CUBLAS_GEMM_DEFAULT),
+            ldb, b_stride, reinterpret_cast<const void*>(a_address), types.data, lda, a_stride,
+            beta, reinterpret_cast<void*>(c_address), types.data, static_cast<int>(g.n),
+            m * g.n, static_cast<int>(batch), types.compute, CUBLAS_GEMM_DEFAULT),
         "cublasGemmStridedBatchedEx");
   };
   if (!g.per_batch_loop) {
     return gemm(a.address, b.address, c.address, g.m, g.batch, g.a_stride, g.b_stride);
   }
+  // Batch axes are the leading ones whether or not the matrices are stored transposed.
   const ir::Shape a_batch = BatchOf(MatrixDims(a.type.shape, true));
   const ir::Shape b_batch = BatchOf(MatrixDims(b.type.shape, false));
   const ir::Shape batch = *ir::BroadcastShapes(a_batch, b_batch);

@@ -2,8 +2,9 @@
 //
 // A matmul node on the GPU is one cublasGemmStridedBatchedEx call (a loop of calls only for
 // batch axes broadcast against each other, e.g. [2,1,m,k] @ [1,3,k,n]). Row-major C = A B is
-// computed as the column-major C^T = B^T A^T, so no operand is transposed or copied; batches
-// of A against one B fold into the rows of a single GEMM. Half types multiply in f32 and
+// computed as the column-major C^T = B^T A^T, so no operand is transposed or copied, and an
+// operand the matmul reads transposed (ir/matmul_semantics.h) is a cuBLAS transpose flag;
+// batches of an untransposed A against one B fold into the rows of a single GEMM. Half types multiply in f32 and
 // round once (CUBLAS_COMPUTE_32F), f32 stays IEEE f32 (no TF32), as NumPy computes them.
 // One handle per device; each stream gets its own workspace from gpuc's pool.
 //
@@ -24,9 +25,11 @@
 
 namespace gpuc::detail {
 
-/// The GEMM a matmul node becomes: row-major C[batch][m×n] = A[m×k] · B[k×n].
+/// The GEMM a matmul node becomes: row-major C[batch][m×n] = op(A)[m×k] · op(B)[k×n], where
+/// a transposed operand is stored as its transpose (k×m or n×k) and cuBLAS reads it so.
 struct GemmShape {
   int64_t m = 0, n = 0, k = 0;
+  bool transpose_a = false, transpose_b = false;
   int64_t batch = 1;                   // GEMMs in one strided-batched call
   int64_t a_stride = 0, b_stride = 0;  // elements between batches (0: broadcast)
   bool folded = false;                 // batches of A stacked into m against one B
@@ -36,7 +39,7 @@ struct GemmShape {
 /// Ok with the GEMM, or Unimplemented saying why the node stays on the host (integer or bool
 /// dtypes, operands of another dtype than the result, sizes beyond cuBLAS's int).
 absl::StatusOr<GemmShape> PlanGemm(const ir::Node& matmul);
-/// "cublas gemm m=64 n=512 k=256 batch=8 f32", for `gpuc --emit=plan`.
+/// "cublas gemm m=64 n=512 k=256 batch=8 a^T f32", for `gpuc --emit=plan`.
 std::string DescribeGemm(const ir::Node& matmul, const GemmShape& gemm);
 
 class GpuBlas {

@@ -3,12 +3,15 @@
 
 #include <cblas.h>
 
+#include <algorithm>
 #include <complex>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "ir/interpreter_kernels.h"
+#include "ir/matmul_semantics.h"
 #include "ir/shape.h"
 #include "ir/wide_value.h"
 
@@ -29,35 +32,33 @@ HostTensor Converted(const HostTensor& t, DType dtype) {
   return out;
 }
 
-/// C (m×n) = A (m×k) · B (k×n), all row-major and contiguous.
-void Gemm(DType dtype, int64_t m, int64_t n, int64_t k, const std::byte* a, const std::byte* b,
-          std::byte* c) {
+/// C (m×n) = op(A) · op(B), all row-major and contiguous; a transposed operand is stored as
+/// its k×m (A) or n×k (B) transpose.
+void Gemm(DType dtype, ir::MatmulTransposes t, int64_t m, int64_t n, int64_t k,
+          const std::byte* a, const std::byte* b, std::byte* c) {
   const blasint M = static_cast<blasint>(m), N = static_cast<blasint>(n),
                 K = static_cast<blasint>(k);
-  // Leading dimensions must be at least 1 even for empty matrices.
-  const blasint lda = std::max<blasint>(1, K), ldb = std::max<blasint>(1, N),
+  // Leading dimensions (the stored rows' lengths) must be at least 1 even for empty matrices.
+  const blasint lda = std::max<blasint>(1, t.a ? M : K), ldb = std::max<blasint>(1, t.b ? K : N),
                 ldc = std::max<blasint>(1, N);
+  const CBLAS_TRANSPOSE ta = t.a ? CblasTrans : CblasNoTrans, tb = t.b ? CblasTrans : CblasNoTrans;
   switch (dtype) {
     case DType::kFloat32:
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f,
-                  reinterpret_cast<const float*>(a), lda, reinterpret_cast<const float*>(b), ldb,
-                  0.0f, reinterpret_cast<float*>(c), ldc);
+      cblas_sgemm(CblasRowMajor, ta, tb, M, N, K, 1.0f, reinterpret_cast<const float*>(a), lda,
+                  reinterpret_cast<const float*>(b), ldb, 0.0f, reinterpret_cast<float*>(c), ldc);
       break;
     case DType::kFloat64:
-      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0,
-                  reinterpret_cast<const double*>(a), lda, reinterpret_cast<const double*>(b), ldb,
-                  0.0, reinterpret_cast<double*>(c), ldc);
+      cblas_dgemm(CblasRowMajor, ta, tb, M, N, K, 1.0, reinterpret_cast<const double*>(a), lda,
+                  reinterpret_cast<const double*>(b), ldb, 0.0, reinterpret_cast<double*>(c), ldc);
       break;
     case DType::kComplex64: {
       const std::complex<float> one(1), zero(0);
-      cblas_cgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, &one, a, lda, b, ldb, &zero,
-                  c, ldc);
+      cblas_cgemm(CblasRowMajor, ta, tb, M, N, K, &one, a, lda, b, ldb, &zero, c, ldc);
       break;
     }
     default: {  // complex128
       const std::complex<double> one(1), zero(0);
-      cblas_zgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, &one, a, lda, b, ldb, &zero,
-                  c, ldc);
+      cblas_zgemm(CblasRowMajor, ta, tb, M, N, K, &one, a, lda, b, ldb, &zero, c, ldc);
       break;
     }
   }
@@ -89,9 +90,12 @@ absl::StatusOr<HostTensor> HostMatmul(const ir::Node& node, const HostTensor& a_
   const HostTensor a = Converted(Converted(a_in, loop), dtype);
   const HostTensor b = Converted(Converted(b_in, loop), dtype);
   // 1-D operands become a row (a) or a column (b) matrix, as NumPy's matmul does.
+  const ir::MatmulTransposes transposes = ir::TransposesOf(node);
   std::vector<int64_t> ad = a.shape().dims(), bd = b.shape().dims();
   if (ad.size() == 1) ad.insert(ad.begin(), 1);
   if (bd.size() == 1) bd.push_back(1);
+  if (transposes.a) std::swap(ad[ad.size() - 2], ad.back());
+  if (transposes.b) std::swap(bd[bd.size() - 2], bd.back());
   const int64_t m = ad[ad.size() - 2], k = ad.back(), n = bd.back();
   if (bd[bd.size() - 2] != k) {
     return absl::InvalidArgumentError(absl::StrCat("matmul: inner dimensions of ",
@@ -115,7 +119,7 @@ absl::StatusOr<HostTensor> HostMatmul(const ir::Node& node, const HostTensor& a_
       std::memset(c, 0, static_cast<size_t>(m * n * size));
       continue;
     }
-    Gemm(dtype, m, n, k, a.element(a_offset), b.element(b_offset), c);
+    Gemm(dtype, transposes, m, n, k, a.element(a_offset), b.element(b_offset), c);
   }
   return Converted(out, loop);
 }

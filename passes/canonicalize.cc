@@ -13,7 +13,9 @@
 //    that changes nothing goes;
 //  - library operands: a matmul converts operands of another dtype to its result's first, so
 //    that conversion becomes an explicit cast (an elementwise producer that fuses) and every
-//    matmul multiplies operands of its own dtype, which is what a BLAS call takes.
+//    matmul multiplies operands of its own dtype, which is what a BLAS call takes; a
+//    transpose of an operand's last two axes becomes the matmul's transpose_a / transpose_b
+//    flag (ir/matmul_semantics.h), read by the BLAS instead of materialized.
 // An identity applies only when the result type equals the kept operand's type, so no rule
 // changes a dtype or a shape.
 //
@@ -119,6 +121,18 @@ bool IsIdentityPerm(const std::vector<int64_t>& perm) {
   return true;
 }
 
+// Whether `n` is a transpose that swaps the last two axes and keeps the others in place.
+bool SwapsLastTwoAxes(const Node& n) {
+  if (n.op() != OpCode::kTranspose) return false;
+  const std::vector<int64_t>* perm = n.attrs().Get<std::vector<int64_t>>("perm");
+  const int64_t rank = perm ? static_cast<int64_t>(perm->size()) : 0;
+  if (rank < 2) return false;
+  for (int64_t i = 0; i < rank - 2; ++i) {
+    if ((*perm)[i] != i) return false;
+  }
+  return (*perm)[rank - 2] == rank - 1 && (*perm)[rank - 1] == rank - 2;
+}
+
 NodeRef Recreate(const Node& like, OpCode op, std::vector<NodeRef> operands, ir::Attributes attrs) {
   return Node::Create(op, like.type(), std::move(operands), std::move(attrs), like.name(),
                       like.location());
@@ -213,6 +227,20 @@ NodeRef SimplifyOnce(const NodeRef& node) {
         converted = true;
       }
       if (converted) return Recreate(n, OpCode::kMatmul, std::move(operands), n.attrs());
+      // A transpose of an operand's matrix axes becomes the matmul's flag for that operand:
+      // the BLAS reads the untransposed value with a transpose flag, nothing materializes it.
+      for (size_t i = 0; i < 2; ++i) {
+        if (!SwapsLastTwoAxes(*operands[i])) continue;
+        const std::string flag = i == 0 ? "transpose_a" : "transpose_b";
+        ir::Attributes attrs = n.attrs();
+        if (n.attrs().GetBool(flag, false).value_or(false)) {
+          attrs.Erase(flag);
+        } else {
+          attrs.Set(flag, true);
+        }
+        operands[i] = operands[i]->operands()[0];
+        return Recreate(n, OpCode::kMatmul, std::move(operands), std::move(attrs));
+      }
       break;
     }
     case OpCode::kSlice: {

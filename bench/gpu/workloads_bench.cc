@@ -286,27 +286,26 @@ void RunLibraryWorkloads(detail::GpuExecutor& gpu, bool quick) {
        "  %y = fft %x {axes = [1], inverse = false, norm = \"backward\"} : c64[1024,4096]\n"
        "  return %y\n}\n",
        0},
-      // What gpuc::fft::rfft records: the real signal as complex (fused), a c2c transform,
-      // the non-negative half of the spectrum.
+      // What gpuc::fft::rfft records: one real-to-complex transform.
       {"rfft",
-       sub("func @f(%x: f32[N]) -> (c64[H]) {\n  %c = cast %x : c64[N]\n"
-           "  %y = fft %c {axes = [0], inverse = false, norm = \"backward\"} : c64[N]\n"
-           "  %h = slice %y {start = [0], stop = [H], step = [1]} : c64[H]\n  return %h\n}\n",
+       sub("func @f(%x: f32[N]) -> (c64[H]) {\n"
+           "  %y = fft %x {axes = [0], kind = \"r2c\", norm = \"backward\"} : c64[H]\n"
+           "  return %y\n}\n",
            {{"N", signal}, {"H", signal / 2 + 1}}),
        0},
-      // Circular convolution of two real signals through full complex spectra: the casts fuse
-      // before the transforms, the pointwise product between them, the 1/n scale and the real
-      // part after the inverse.
+      // Circular convolution of two real signals, what irfft(rfft(a) * rfft(b), n) records:
+      // two R2C transforms, the pointwise product with irfft's 1/n scale fused into it, and a
+      // C2R working in the product (its only reader).
       {"fft_convolution",
        sub("func @f(%a: f32[N], %b: f32[N]) -> (f32[N]) {\n"
-           "  %ca = cast %a : c64[N]\n  %cb = cast %b : c64[N]\n"
-           "  %fa = fft %ca {axes = [0], inverse = false, norm = \"backward\"} : c64[N]\n"
-           "  %fb = fft %cb {axes = [0], inverse = false, norm = \"backward\"} : c64[N]\n"
-           "  %p = mul %fa, %fb : c64[N]\n"
-           "  %y = fft %p {axes = [0], inverse = true, norm = \"forward\"} : c64[N]\n"
-           "  %scale = constant {value = S} : f32[]\n"
-           "  %r = real %y : f32[N]\n  %o = mul %r, %scale : f32[N]\n  return %o\n}\n",
-           {{"N", signal}}),
+           "  %fa = fft %a {axes = [0], kind = \"r2c\", norm = \"backward\"} : c64[H]\n"
+           "  %fb = fft %b {axes = [0], kind = \"r2c\", norm = \"backward\"} : c64[H]\n"
+           "  %p = mul %fa, %fb : c64[H]\n"
+           "  %scale = constant {value = S} : f32[]\n  %q = mul %p, %scale : c64[H]\n"
+           "  %y = fft %q {axes = [0], inverse = true, kind = \"c2r\", n = N, norm = "
+           "\"forward\"} : f32[N]\n"
+           "  return %y\n}\n",
+           {{"N", signal}, {"H", signal / 2 + 1}}),
        0},
   };
   for (LibraryWorkload& w : workloads) {

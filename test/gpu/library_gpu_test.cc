@@ -90,10 +90,12 @@ void CheckLibraryGraph(detail::GpuExecutor& gpu, const std::string& text, uint64
 }
 
 void CheckMatmul(detail::GpuExecutor& gpu, const std::string& a, const std::string& b,
-                 const std::string& result, uint64_t seed) {
+                 const std::string& result, uint64_t seed, const std::string& attrs = "") {
   CheckLibraryGraph(gpu,
                     absl::StrCat("func @f(%a: ", a, ", %b: ", b, ") -> (", result,
-                                 ") {\n  %c = matmul %a, %b : ", result, "\n  return %c\n}\n"),
+                                 ") {\n  %c = matmul %a, %b",
+                                 attrs.empty() ? "" : absl::StrCat(" {", attrs, "}"), " : ",
+                                 result, "\n  return %c\n}\n"),
                     seed);
 }
 
@@ -136,6 +138,32 @@ TEST(LibraryGpuTest, MixedOperandsAreCastFirstAndEmptyExtentsWork) {
   CheckMatmul(gpu, "f32[0,3]", "f32[3,4]", "f32[0,4]", 23);
   CheckMatmul(gpu, "f64[2,0]", "f64[0,3]", "f64[2,3]", 24);  // an empty sum: zeros
   CheckMatmul(gpu, "c64[0,2,3]", "c64[3,2]", "c64[0,2,2]", 25);
+}
+
+// Operands stored transposed are cuBLAS's OP_T (and a batched transposed A is not folded
+// into m); explicit transposes become those flags in the pipeline, so no kernel runs.
+TEST(LibraryGpuTest, TransposedOperandsAreTransposeFlags) {
+  GPUC_REQUIRE_GPU_LIBRARIES(gpu);
+  CheckMatmul(gpu, "f32[33,65]", "f32[33,17]", "f32[65,17]", 90, "transpose_a = true");
+  CheckMatmul(gpu, "f64[40,24]", "f64[9,24]", "f64[40,9]", 91, "transpose_b = true");
+  CheckMatmul(gpu, "c64[12,8]", "c64[5,12]", "c64[8,5]", 92,
+              "transpose_a = true, transpose_b = true");
+  CheckMatmul(gpu, "f16[64,32]", "f16[48,64]", "f16[32,48]", 93,
+              "transpose_a = true, transpose_b = true");
+  CheckMatmul(gpu, "f32[4,30,20]", "f32[30,10]", "f32[4,20,10]", 94, "transpose_a = true");
+  CheckMatmul(gpu, "f64[2,1,6,4]", "f64[3,2,6]", "f64[2,3,4,2]", 95,
+              "transpose_a = true, transpose_b = true");
+  CheckMatmul(gpu, "f32[3,16,8]", "f32[3,12,8]", "f32[3,16,12]", 96, "transpose_b = true");
+  const detail::GpuBackendStats before = gpu.stats();
+  CheckLibraryGraph(gpu, R"(func @f(%a: f32[50,70], %b: f32[30,50]) -> (f32[70,30]) {
+  %at = transpose %a {perm = [1, 0]} : f32[70,50]
+  %bt = transpose %b {perm = [1, 0]} : f32[50,30]
+  %c = matmul %at, %bt : f32[70,30]
+  return %c
+}
+)",
+                    97);
+  EXPECT_EQ(gpu.stats().kernel_launches, before.kernel_launches) << "a transpose ran as a kernel";
 }
 
 TEST(LibraryGpuTest, IntegerMatmulsRunOnTheHost) {

@@ -38,10 +38,11 @@ std::string GemmTolerance(DType dtype) {
 }
 
 void CheckMatmul(const std::string& a, const std::string& b, const std::string& result,
-                 uint64_t seed) {
+                 uint64_t seed, const std::string& attrs = "") {
   const std::string text =
-      absl::StrCat("func @f(%a: ", a, ", %b: ", b, ") -> (", result,
-                   ") {\n  %c = matmul %a, %b : ", result, "\n  return %c\n}\n");
+      absl::StrCat("func @f(%a: ", a, ", %b: ", b, ") -> (", result, ") {\n  %c = matmul %a, %b",
+                   attrs.empty() ? "" : absl::StrCat(" {", attrs, "}"), " : ", result,
+                   "\n  return %c\n}\n");
   const ir::Graph graph = test::ParseVerified(text);
   const DType dtype = graph.results[0]->dtype();
   test::ExpectHostMatchesInterpreter(text, seed, GemmTolerance(dtype));
@@ -84,6 +85,35 @@ TEST(HostBlasTest, HalfTypesSumInFloat32AndRoundOnce) {
   CheckMatmul("f16[9,300]", "f16[300,7]", "f16[9,7]", 20);
   CheckMatmul("bf16[5,64]", "bf16[64,3]", "bf16[5,3]", 21);
   CheckMatmul("i16[4,3]", "f16[3,2]", "f32[4,2]", 22);  // NumPy: i16 with f16 is f32
+}
+
+// Operands stored transposed (the flags canonicalization sets for a transpose feeding a
+// matmul) go to the BLAS as transpose flags; the interpreter indexes them directly.
+TEST(HostBlasTest, TransposedOperandsAreBlasFlags) {
+  CheckMatmul("f32[5,7]", "f32[5,3]", "f32[7,3]", 23, "transpose_a = true");
+  CheckMatmul("f64[7,5]", "f64[3,5]", "f64[7,3]", 24, "transpose_b = true");
+  CheckMatmul("c64[6,4]", "c64[5,6]", "c64[4,5]", 25, "transpose_a = true, transpose_b = true");
+  CheckMatmul("f32[2,1,6,4]", "f32[3,2,6]", "f32[2,3,4,2]", 26,
+              "transpose_a = true, transpose_b = true");
+  CheckMatmul("f64[4,6,5]", "f64[6,3]", "f64[4,5,3]", 27, "transpose_a = true");
+  CheckMatmul("f16[40,9]", "f16[40,7]", "f16[9,7]", 28, "transpose_a = true");
+  CheckMatmul("f32[6]", "f32[4,6]", "f32[4]", 29, "transpose_b = true");
+  CheckMatmul("f32[0,3]", "f32[4,0]", "f32[3,4]", 30, "transpose_a = true, transpose_b = true");
+}
+
+// Explicit transposes against the interpreter's reading of them: the host's canonicalized
+// graph multiplies the untransposed values with flags, and the results are the same.
+TEST(HostBlasTest, TransposesFeedingAMatmulBecomeFlags) {
+  const std::string text = R"(func @f(%a: f32[3,5,4], %b: f32[6,5], %c: f64[7,4]) -> (f32[3,4,6], f64[4,4]) {
+  %at = transpose %a {perm = [0, 2, 1]} : f32[3,4,5]
+  %bt = transpose %b {perm = [1, 0]} : f32[5,6]
+  %m = matmul %at, %bt : f32[3,4,6]
+  %ct = transpose %c {perm = [1, 0]} : f64[4,7]
+  %n = matmul %ct, %c : f64[4,4]
+  return %m, %n
+}
+)";
+  test::ExpectHostMatchesInterpreter(text, 31, "rel1e-5");
 }
 
 TEST(HostBlasTest, OtherDtypesKeepTheInterpretersDefinition) {
