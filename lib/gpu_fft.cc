@@ -21,7 +21,7 @@ int64_t Product(const std::vector<int64_t>& dims, size_t begin, size_t end) {
 
 /// A batched 1-D transform of length `length` along `axis` of `in_dims` into `out_dims` (the
 /// same but along `axis`); one call batches over whichever of the outer and inner extents
-/// is larger, and the calls step over the other.
+/// is larger, and the calls step over the other (real passes: see below).
 FftPass AxisPass(ir::FftKind type, int64_t axis, const std::vector<int64_t>& in_dims,
                  const std::vector<int64_t>& out_dims, int64_t length) {
   const size_t a = static_cast<size_t>(axis);
@@ -32,7 +32,11 @@ FftPass AxisPass(ir::FftKind type, int64_t axis, const std::vector<int64_t>& in_
   pass.in_embed[0] = in_dims[a];
   pass.out_embed[0] = out_dims[a];
   pass.in_stride = pass.out_stride = inner;
-  if (inner >= outer) {
+  // cuFFT wants a real transform's real-side pointer aligned to its complex type: calls a
+  // single real apart (over the inner extent) never are, so a real pass with an inner extent
+  // batches over it and steps its calls over the outer one (PlanFft checks those offsets).
+  const bool real = type != ir::FftKind::kC2C;
+  if (real ? inner > 1 : inner >= outer) {
     pass.in_distance = pass.out_distance = 1;
     pass.batch = inner;
     pass.calls = outer;
@@ -150,6 +154,16 @@ absl::StatusOr<FftShape> PlanFft(const ir::Node& fft) {
       shape.line_length = in_dims[last];
       shape.clear_nyquist = out_dims[last] % 2 == 0;
       break;
+  }
+  for (const FftPass& p : shape.passes) {
+    const int64_t real_call_stride = p.type == ir::FftKind::kR2C   ? p.in_call_stride
+                                     : p.type == ir::FftKind::kC2R ? p.out_call_stride
+                                                                   : 0;
+    if (p.calls > 1 && real_call_stride % 2 != 0) {
+      return absl::UnimplementedError(absl::StrCat(
+          "a real transform along axis ", last, " of ", fft.operands()[0]->type().ToString(),
+          " has lines an odd number of reals apart, which cuFFT cannot address"));
+    }
   }
   return shape;
 }
