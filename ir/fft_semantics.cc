@@ -134,9 +134,9 @@ absl::StatusOr<TensorType> FftResultType(const FftAttributes& attrs, const Tenso
             "an r2c operand must be float32 or float64, not ", DTypeName(operand.dtype)));
       }
       if (dims[last] == 0) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "an r2c transform needs at least one element along axis ", last, " of ",
-            operand.ToString()));
+        return absl::InvalidArgumentError(
+            absl::StrCat("an r2c transform needs at least one element along axis ", last, " of ",
+                         operand.ToString()));
       }
       dims[last] = dims[last] / 2 + 1;
       return TensorType{operand.dtype == DType::kFloat32 ? DType::kComplex64 : DType::kComplex128,
@@ -147,10 +147,9 @@ absl::StatusOr<TensorType> FftResultType(const FftAttributes& attrs, const Tenso
             "a c2r operand must be complex64 or complex128, not ", DTypeName(operand.dtype)));
       }
       if (dims[last] != attrs.n / 2 + 1) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("a c2r transform to n = ", attrs.n, " reads n / 2 + 1 = ", attrs.n / 2 + 1,
-                         " frequencies along axis ", last, ", but ", operand.ToString(), " has ",
-                         dims[last]));
+        return absl::InvalidArgumentError(absl::StrCat(
+            "a c2r transform to n = ", attrs.n, " reads n / 2 + 1 = ", attrs.n / 2 + 1,
+            " frequencies along axis ", last, ", but ", operand.ToString(), " has ", dims[last]));
       }
       dims[last] = attrs.n;
       return TensorType{operand.dtype == DType::kComplex64 ? DType::kFloat32 : DType::kFloat64,
@@ -178,14 +177,13 @@ absl::StatusOr<HostTensor> EvaluateFft(const Node& node, const HostTensor& input
   const int64_t last = attrs->axes.back();
   for (int64_t axis : attrs->axes) {
     if (attrs->kind == FftKind::kC2R && axis == last) break;
-    const double scale =
-        FftNormScale(attrs->norm, attrs->inverse, static_cast<double>(dims[axis]));
+    const double scale = FftNormScale(attrs->norm, attrs->inverse, static_cast<double>(dims[axis]));
     TransformAxis(data, dims, axis, attrs->inverse, scale, transform);
   }
   if (attrs->kind == FftKind::kC2R) {
-    data = HermitianInverse(data, dims, last, attrs->n,
-                            FftNormScale(attrs->norm, true, static_cast<double>(attrs->n)),
-                            transform);
+    data =
+        HermitianInverse(data, dims, last, attrs->n,
+                         FftNormScale(attrs->norm, true, static_cast<double>(attrs->n)), transform);
     dims[last] = attrs->n;
   }
   HostTensor out(node.type());

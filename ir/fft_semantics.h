@@ -53,8 +53,8 @@ absl::StatusOr<TensorType> FftResultType(const FftAttributes& attrs, const Tenso
 double FftNormScale(const std::string& norm, bool inverse, double lengths);
 
 /// Transforms one line in place, unnormalized: sign -1 forward, +1 inverse.
-using FftLineTransform = absl::FunctionRef<void(std::vector<std::complex<double>>& line,
-                                                bool inverse)>;
+using FftLineTransform =
+    absl::FunctionRef<void(std::vector<std::complex<double>>& line, bool inverse)>;
 
 /// `node` (an fft node) applied to `input`, each line transformed by `transform` in
 /// complex<double> and the result rounded once to the node's dtype.

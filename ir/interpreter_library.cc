@@ -11,8 +11,8 @@
 #include "absl/strings/str_cat.h"
 #include "ir/elementwise_semantics.h"
 #include "ir/fft_semantics.h"
-#include "ir/matmul_semantics.h"
 #include "ir/interpreter_kernels.h"
+#include "ir/matmul_semantics.h"
 #include "ir/type_inference.h"
 #include "ir/wide_value.h"
 

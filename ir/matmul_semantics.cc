@@ -15,8 +15,8 @@ absl::StatusOr<MatmulTransposes> ReadMatmulTransposes(const Attributes& attrs, i
   absl::StatusOr<bool> b = attrs.GetBool("transpose_b", false);
   if (!b.ok()) return b.status();
   if ((*a && rank_a < 2) || (*b && rank_b < 2)) {
-    return absl::InvalidArgumentError(absl::StrCat("transpose_", *a && rank_a < 2 ? "a" : "b",
-                                                   " needs an operand of rank >= 2"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("transpose_", *a && rank_a < 2 ? "a" : "b", " needs an operand of rank >= 2"));
   }
   t.a = *a;
   t.b = *b;
@@ -30,9 +30,8 @@ TensorType SwapLastTwoAxes(const TensorType& type) {
 }
 
 MatmulTransposes TransposesOf(const Node& matmul) {
-  absl::StatusOr<MatmulTransposes> t =
-      ReadMatmulTransposes(matmul.attrs(), matmul.operand(0).shape().rank(),
-                           matmul.operand(1).shape().rank());
+  absl::StatusOr<MatmulTransposes> t = ReadMatmulTransposes(
+      matmul.attrs(), matmul.operand(0).shape().rank(), matmul.operand(1).shape().rank());
   return t.ok() ? *t : MatmulTransposes{};
 }
 

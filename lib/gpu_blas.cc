@@ -184,11 +184,11 @@ absl::Status GpuBlas::Matmul(runtime::CudaStream& stream, const ir::Node& matmul
     const int lda = static_cast<int>(g.transpose_a ? m : g.k);
     return runtime::CublasStatus(
         cublas_->cublasGemmStridedBatchedEx(
-            handle_, op_b, op_a, static_cast<int>(g.n), static_cast<int>(m),
-            static_cast<int>(g.k), alpha, reinterpret_cast<const void*>(b_address), types.data,
-            ldb, b_stride, reinterpret_cast<const void*>(a_address), types.data, lda, a_stride,
-            beta, reinterpret_cast<void*>(c_address), types.data, static_cast<int>(g.n),
-            m * g.n, static_cast<int>(batch), types.compute, CUBLAS_GEMM_DEFAULT),
+            handle_, op_b, op_a, static_cast<int>(g.n), static_cast<int>(m), static_cast<int>(g.k),
+            alpha, reinterpret_cast<const void*>(b_address), types.data, ldb, b_stride,
+            reinterpret_cast<const void*>(a_address), types.data, lda, a_stride, beta,
+            reinterpret_cast<void*>(c_address), types.data, static_cast<int>(g.n), m * g.n,
+            static_cast<int>(batch), types.compute, CUBLAS_GEMM_DEFAULT),
         "cublasGemmStridedBatchedEx");
   };
   if (!g.per_batch_loop) {

@@ -4,9 +4,9 @@
 // batch axes broadcast against each other, e.g. [2,1,m,k] @ [1,3,k,n]). Row-major C = A B is
 // computed as the column-major C^T = B^T A^T, so no operand is transposed or copied, and an
 // operand the matmul reads transposed (ir/matmul_semantics.h) is a cuBLAS transpose flag;
-// batches of an untransposed A against one B fold into the rows of a single GEMM. Half types multiply in f32 and
-// round once (CUBLAS_COMPUTE_32F), f32 stays IEEE f32 (no TF32), as NumPy computes them.
-// One handle per device; each stream gets its own workspace from gpuc's pool.
+// batches of an untransposed A against one B fold into the rows of a single GEMM. Half types
+// multiply in f32 and round once (CUBLAS_COMPUTE_32F), f32 stays IEEE f32 (no TF32), as NumPy
+// computes them. One handle per device; each stream gets its own workspace from gpuc's pool.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GPUC_LIB_GPU_BLAS_H_

@@ -578,8 +578,9 @@ absl::StatusOr<std::vector<DeviceTensor>> GpuExecutor::Run(const GpuPlan& plan,
     auto last_read = [&](const ir::Node* n) {
       return readers.at(n) == 1 && !plan.kept.contains(n);
     };
-    absl::Status s = step.library ? impl_->RunLibrary(stream, step, values, allocate,
-                                                      last_read(step.kernel->nodes[0]->operands()[0].get()))
+    absl::Status s = step.library
+                         ? impl_->RunLibrary(stream, step, values, allocate,
+                                             last_read(step.kernel->nodes[0]->operands()[0].get()))
                      : !step.compiled ? impl_->RunOnHost(stream, *step.kernel, values)
                      : replay ? impl_->RunKernel(stream, step, values, allocate, &launches, &keep)
                               : impl_->RunKernel(stream, step, values, allocate);

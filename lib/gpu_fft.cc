@@ -134,7 +134,8 @@ absl::StatusOr<FftShape> PlanFft(const ir::Node& fft) {
   auto complex_passes = [&](const std::vector<int64_t>& dims) {
     for (int64_t a : axes) {
       if (a != last || shape.kind == ir::FftKind::kC2C) {
-        if (dims[a] != 1) shape.passes.push_back(AxisPass(ir::FftKind::kC2C, a, dims, dims, dims[a]));
+        if (dims[a] != 1)
+          shape.passes.push_back(AxisPass(ir::FftKind::kC2C, a, dims, dims, dims[a]));
       }
     }
   };
@@ -176,14 +177,13 @@ std::string DescribeFft(const ir::Node& fft, const FftShape& shape) {
   std::vector<std::string> passes;
   for (const FftPass& p : shape.passes) {
     passes.push_back(absl::StrCat(
-        mixed ? absl::StrCat(TypeName(p.type, wide), " ") : "", "rank=", p.rank,
-        " n=[", absl::StrJoin(absl::MakeSpan(p.n.data(), p.rank), ","), "] batch=", p.batch,
+        mixed ? absl::StrCat(TypeName(p.type, wide), " ") : "", "rank=", p.rank, " n=[",
+        absl::StrJoin(absl::MakeSpan(p.n.data(), p.rank), ","), "] batch=", p.batch,
         p.in_stride > 1 ? absl::StrCat(" stride=", p.in_stride) : "",
         p.calls > 1 ? absl::StrCat(" x", p.calls, " calls") : ""));
   }
-  return absl::StrCat("cufft ", TypeName(shape.kind, wide),
-                      shape.inverse ? " inverse" : " forward", mixed ? ": " : " ",
-                      passes.empty() ? "copy" : absl::StrJoin(passes, "; "),
+  return absl::StrCat("cufft ", TypeName(shape.kind, wide), shape.inverse ? " inverse" : " forward",
+                      mixed ? ": " : " ", passes.empty() ? "copy" : absl::StrJoin(passes, "; "),
                       shape.scale != 1 ? absl::StrCat(", scale ", shape.scale) : "");
 }
 
@@ -246,10 +246,11 @@ absl::StatusOr<GpuFft::CachedPlan*> GpuFft::GetPlan(const PlanKey& key) {
   cufftResult made = cufft_->cufftMakePlanMany64(
       handle, p.rank, n, in_embed, p.in_stride, p.in_distance, out_embed, p.out_stride,
       p.out_distance, CufftType(p.type, key.double_precision), p.batch, &work);
-  if (absl::Status s =
-          runtime::CufftStatus(made, absl::StrCat("cufftMakePlanMany64 (", TypeName(p.type, key.double_precision), " rank ", p.rank, ", n ",
-                                                  absl::StrJoin(absl::MakeSpan(n, p.rank), "x"),
-                                                  ", batch ", p.batch, ")"));
+  if (absl::Status s = runtime::CufftStatus(
+          made,
+          absl::StrCat("cufftMakePlanMany64 (", TypeName(p.type, key.double_precision), " rank ",
+                       p.rank, ", n ", absl::StrJoin(absl::MakeSpan(n, p.rank), "x"), ", batch ",
+                       p.batch, ")"));
       !s.ok()) {
     cufft_->cufftDestroy(handle);
     return s;
@@ -273,8 +274,8 @@ absl::Status GpuFft::Execute(runtime::CudaStream& stream, bool double_precision,
     if (!w.ok()) return w.status();
     work = *std::move(w);
   }
-  if (absl::Status s = runtime::CufftStatus(cufft_->cufftSetStream(handle, stream.handle()),
-                                            "cufftSetStream");
+  if (absl::Status s =
+          runtime::CufftStatus(cufft_->cufftSetStream(handle, stream.handle()), "cufftSetStream");
       !s.ok()) {
     return s;
   }
@@ -303,18 +304,16 @@ absl::Status GpuFft::Execute(runtime::CudaStream& stream, bool double_precision,
                                        static_cast<cufftComplex*>(dst), direction);
         break;
       case ir::FftKind::kR2C:
-        r = double_precision
-                ? cufft_->cufftExecD2Z(handle, static_cast<cufftDoubleReal*>(src),
-                                       static_cast<cufftDoubleComplex*>(dst))
-                : cufft_->cufftExecR2C(handle, static_cast<cufftReal*>(src),
-                                       static_cast<cufftComplex*>(dst));
+        r = double_precision ? cufft_->cufftExecD2Z(handle, static_cast<cufftDoubleReal*>(src),
+                                                    static_cast<cufftDoubleComplex*>(dst))
+                             : cufft_->cufftExecR2C(handle, static_cast<cufftReal*>(src),
+                                                    static_cast<cufftComplex*>(dst));
         break;
       case ir::FftKind::kC2R:
-        r = double_precision
-                ? cufft_->cufftExecZ2D(handle, static_cast<cufftDoubleComplex*>(src),
-                                       static_cast<cufftDoubleReal*>(dst))
-                : cufft_->cufftExecC2R(handle, static_cast<cufftComplex*>(src),
-                                       static_cast<cufftReal*>(dst));
+        r = double_precision ? cufft_->cufftExecZ2D(handle, static_cast<cufftDoubleComplex*>(src),
+                                                    static_cast<cufftDoubleReal*>(dst))
+                             : cufft_->cufftExecC2R(handle, static_cast<cufftComplex*>(src),
+                                                    static_cast<cufftReal*>(dst));
         break;
     }
     if (absl::Status s = runtime::CufftStatus(
@@ -400,8 +399,8 @@ absl::Status GpuFft::Run(runtime::CudaStream& stream, const ir::Node& fft, const
         scratch = *std::move(w);
         work = scratch->address();
         if (complex_passes == 0) {
-          if (absl::Status s = stream.CopyDeviceToDevice(
-                  work, in.address, static_cast<size_t>(in.size_in_bytes()));
+          if (absl::Status s = stream.CopyDeviceToDevice(work, in.address,
+                                                         static_cast<size_t>(in.size_in_bytes()));
               !s.ok()) {
             return s;
           }

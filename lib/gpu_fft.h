@@ -74,8 +74,7 @@ class GpuFft {
   /// out = fft(in); `blas` scales the result when the norm asks for it. `in_is_dead`: no
   /// later step reads `in` (the executor donates it), so a C2R may overwrite it.
   absl::Status Run(runtime::CudaStream& stream, const ir::Node& fft, const FftShape& shape,
-                   const DeviceTensor& in, const DeviceTensor& out, GpuBlas& blas,
-                   bool in_is_dead);
+                   const DeviceTensor& in, const DeviceTensor& out, GpuBlas& blas, bool in_is_dead);
   size_t cached_plans() const;
 
  private:

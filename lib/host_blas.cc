@@ -34,8 +34,8 @@ HostTensor Converted(const HostTensor& t, DType dtype) {
 
 /// C (m×n) = op(A) · op(B), all row-major and contiguous; a transposed operand is stored as
 /// its k×m (A) or n×k (B) transpose.
-void Gemm(DType dtype, ir::MatmulTransposes t, int64_t m, int64_t n, int64_t k,
-          const std::byte* a, const std::byte* b, std::byte* c) {
+void Gemm(DType dtype, ir::MatmulTransposes t, int64_t m, int64_t n, int64_t k, const std::byte* a,
+          const std::byte* b, std::byte* c) {
   const blasint M = static_cast<blasint>(m), N = static_cast<blasint>(n),
                 K = static_cast<blasint>(k);
   // Leading dimensions (the stored rows' lengths) must be at least 1 even for empty matrices.

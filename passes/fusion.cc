@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
+#include "ir/matmul_semantics.h"
 #include "ir/printer.h"
 #include "ir/value_names.h"
 
@@ -247,6 +248,33 @@ int FusionPlanner::CountArrays(const absl::flat_hash_set<const Node*>& members,
   return static_cast<int>(inputs.size()) + outputs;
 }
 
+/// What a library call absorbed and why the code around it is not in it, for
+/// --explain-fusion.
+std::string LibraryCallNote(const Node& n, const std::string& a, const std::string& b) {
+  switch (n.op()) {
+    case ir::OpCode::kMatmul: {
+      const ir::MatmulTransposes t = ir::TransposesOf(n);
+      std::string absorbed;
+      if (t.a || t.b) {
+        absorbed = absl::StrCat(
+            "; it absorbed the transpose of ",
+            t.a && t.b ? absl::StrCat(a, " and ", b)
+            : t.a      ? a
+                       : b,
+            t.a && t.b ? " as the BLAS's transpose flags" : " as the BLAS's transpose flag");
+      }
+      return absl::StrCat(absorbed,
+                          "; the elementwise code around it fuses into the kernels before and "
+                          "after it (the GEMM runs without an epilogue)");
+    }
+    case ir::OpCode::kFft:
+      return "; the norm's scale and the code around it fuse into the kernels before and after "
+             "it (cuFFT runs without load or store callbacks)";
+    default:
+      return "";
+  }
+}
+
 bool FusionPlanner::CanJoin(const Node* n, int g, std::string* why) const {
   const Group& group = groups_[g];
   if (group.fixed) {
@@ -424,9 +452,10 @@ FusionPlan FusionPlanner::Run() {
       const int g =
           NewGroup(kind == ir::OpKind::kLibrary ? KernelKind::kLibrary : KernelKind::kScan);
       Add(g, n, 1);
-      Decide(absl::StrCat("kernel ", Kernel(g), ": ", Name(n), " (", n->info().name, ") is a ",
-                          kind == ir::OpKind::kLibrary ? "library call" : "scan",
-                          ", a kernel boundary"));
+      Decide(absl::StrCat(
+          "kernel ", Kernel(g), ": ", Name(n), " (", n->info().name, ") is a ",
+          kind == ir::OpKind::kLibrary ? "library call" : "scan", ", a kernel boundary",
+          LibraryCallNote(*n, Name(n->operands()[0].get()), Name(n->operands().back().get()))));
       continue;
     }
     std::vector<int> user_groups = GroupsOfUsers(n);

@@ -91,12 +91,12 @@ void CheckLibraryGraph(detail::GpuExecutor& gpu, const std::string& text, uint64
 
 void CheckMatmul(detail::GpuExecutor& gpu, const std::string& a, const std::string& b,
                  const std::string& result, uint64_t seed, const std::string& attrs = "") {
-  CheckLibraryGraph(gpu,
-                    absl::StrCat("func @f(%a: ", a, ", %b: ", b, ") -> (", result,
-                                 ") {\n  %c = matmul %a, %b",
-                                 attrs.empty() ? "" : absl::StrCat(" {", attrs, "}"), " : ",
-                                 result, "\n  return %c\n}\n"),
-                    seed);
+  CheckLibraryGraph(
+      gpu,
+      absl::StrCat("func @f(%a: ", a, ", %b: ", b, ") -> (", result, ") {\n  %c = matmul %a, %b",
+                   attrs.empty() ? "" : absl::StrCat(" {", attrs, "}"), " : ", result,
+                   "\n  return %c\n}\n"),
+      seed);
 }
 
 TEST(LibraryGpuTest, MatmulsOfEveryGemmDtypeAgreeWithTheInterpreter) {
@@ -240,8 +240,8 @@ TEST(LibraryGpuTest, RealTransformsAgreeWithTheInterpreter) {
   CheckRealFft(gpu, "c64[33]", c2r + "axes = [0], n = 64", "f32[64]", 76);
   CheckRealFft(gpu, "c128[3,501]", c2r + "axes = [1], n = 1000", "f64[3,1000]", 77);
   CheckRealFft(gpu, "c64[3,5]", c2r + "axes = [1], n = 9", "f32[3,9]", 78);
-  CheckRealFft(gpu, "c128[5,7,5]", c2r + "axes = [0, 2], n = 8, norm = \"forward\"",
-               "f64[5,7,8]", 79);
+  CheckRealFft(gpu, "c128[5,7,5]", c2r + "axes = [0, 2], n = 8, norm = \"forward\"", "f64[5,7,8]",
+               79);
   CheckRealFft(gpu, "c64[6,3,4]", c2r + "axes = [0, 1], n = 5", "f32[6,5,4]", 80);
   CheckRealFft(gpu, "c128[3,4]", c2r + "axes = [0], n = 4", "f64[4,4]", 81);
   CheckRealFft(gpu, "c64[3,4,5]", c2r + "axes = [1], n = 6", "f32[3,6,5]", 82);
@@ -275,16 +275,20 @@ TEST(LibraryGpuTest, ComplexToRealLeavesOperandsThatAreReadLaterIntact) {
   GPUC_REQUIRE_GPU_LIBRARIES(gpu);
   for (const char* operand : {"%h", "%p"}) {
     SCOPED_TRACE(operand);
-    CheckLibraryGraph(gpu, absl::StrCat(R"(func @f(%h: c64[4,5]) -> (f32[4,5], f32[4,8]) {
+    CheckLibraryGraph(
+        gpu,
+        absl::StrCat(R"(func @f(%h: c64[4,5]) -> (f32[4,5], f32[4,8]) {
   %p = mul %h, %h : c64[4,5]
-  %c = fft )", operand, R"( {axes = [1], inverse = true, kind = "c2r", n = 8} : f32[4,8]
+  %c = fft )",
+                     operand, R"( {axes = [1], inverse = true, kind = "c2r", n = 8} : f32[4,8]
   %t = slice %c {start = [0, 0], stop = [4, 5], step = [1, 1]} : f32[4,5]
-  %r = real )", operand, R"( : f32[4,5]
+  %r = real )",
+                     operand, R"( : f32[4,5]
   %w = add %r, %t : f32[4,5]
   return %w, %c
 }
 )"),
-                      84);
+        84);
   }
   // The only reader of a fused product: the transform may work in it.
   CheckLibraryGraph(gpu, R"(func @f(%h: c64[4,5], %g: c64[4,5]) -> (f32[4,8]) {

@@ -39,10 +39,9 @@ std::string GemmTolerance(DType dtype) {
 
 void CheckMatmul(const std::string& a, const std::string& b, const std::string& result,
                  uint64_t seed, const std::string& attrs = "") {
-  const std::string text =
-      absl::StrCat("func @f(%a: ", a, ", %b: ", b, ") -> (", result, ") {\n  %c = matmul %a, %b",
-                   attrs.empty() ? "" : absl::StrCat(" {", attrs, "}"), " : ", result,
-                   "\n  return %c\n}\n");
+  const std::string text = absl::StrCat(
+      "func @f(%a: ", a, ", %b: ", b, ") -> (", result, ") {\n  %c = matmul %a, %b",
+      attrs.empty() ? "" : absl::StrCat(" {", attrs, "}"), " : ", result, "\n  return %c\n}\n");
   const ir::Graph graph = test::ParseVerified(text);
   const DType dtype = graph.results[0]->dtype();
   test::ExpectHostMatchesInterpreter(text, seed, GemmTolerance(dtype));
@@ -104,7 +103,8 @@ TEST(HostBlasTest, TransposedOperandsAreBlasFlags) {
 // Explicit transposes against the interpreter's reading of them: the host's canonicalized
 // graph multiplies the untransposed values with flags, and the results are the same.
 TEST(HostBlasTest, TransposesFeedingAMatmulBecomeFlags) {
-  const std::string text = R"(func @f(%a: f32[3,5,4], %b: f32[6,5], %c: f64[7,4]) -> (f32[3,4,6], f64[4,4]) {
+  const std::string text =
+      R"(func @f(%a: f32[3,5,4], %b: f32[6,5], %c: f64[7,4]) -> (f32[3,4,6], f64[4,4]) {
   %at = transpose %a {perm = [0, 2, 1]} : f32[3,4,5]
   %bt = transpose %b {perm = [1, 0]} : f32[5,6]
   %m = matmul %at, %bt : f32[3,4,6]

@@ -16,9 +16,8 @@ namespace {
 void CheckFft(const std::string& type, const std::string& attrs, const std::string& tolerance,
               uint64_t seed, const std::string& result_type = "") {
   const std::string out = result_type.empty() ? type : result_type;
-  const std::string text =
-      absl::StrCat("func @f(%a: ", type, ") -> (", out, ") {\n  %r = fft %a {", attrs, "} : ", out,
-                   "\n  return %r\n}\n");
+  const std::string text = absl::StrCat("func @f(%a: ", type, ") -> (", out, ") {\n  %r = fft %a {",
+                                        attrs, "} : ", out, "\n  return %r\n}\n");
   test::ExpectHostMatchesInterpreter(text, seed, tolerance);
 }
 
