@@ -5,9 +5,14 @@
 // are the contracted axis, the others are each side's free axes; every transpose and reshape
 // around the GEMM is a view that fuses. A label only one operand has and nothing later needs
 // is summed out first (a fused reduction), as is every dropped label of a single operand.
+// An ellipsis stands for the broadcast leading axes NumPy's way (right-aligned across the
+// operands, extents of 1 broadcast); each of its axes gets a label of its own below 'A'. A
+// label repeated within a term is that term's diagonal: the repeated axes become adjacent and
+// one axis through a reshape and a strided slice, all views.
 //
 //===----------------------------------------------------------------------===//
 #include <algorithm>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -90,6 +95,49 @@ Term Contract(Term a, Term b, const std::string& out) {
   return {Ordered(result, out), out};
 }
 
+/// `term` with each label that repeats in it reduced to one axis, the diagonal.
+Term Diagonal(Term term, const std::function<void(const std::string&)>& fail) {
+  for (size_t d = 0; d < term.labels.size(); ++d) {
+    const char c = term.labels[d];
+    if (std::count(term.labels.begin(), term.labels.end(), c) < 2) continue;
+    std::vector<int64_t> perm;
+    std::string labels;
+    Shape shape;
+    for (size_t e = 0; e < term.labels.size(); ++e) {
+      if (term.labels[e] != c) {
+        perm.push_back(static_cast<int64_t>(e));
+        labels += term.labels[e];
+        shape.push_back(term.value.shape()[e]);
+      }
+    }
+    const int64_t n = term.value.shape()[d];
+    int64_t flat = 1, step = 0;  // the repeated axes' joint extent, and the diagonal's stride
+    for (size_t e = 0; e < term.labels.size(); ++e) {
+      if (term.labels[e] != c) continue;
+      if (term.value.shape()[e] != n) {
+        fail(absl::StrCat("label '", std::string(1, c), "' repeats with extents ", n, " and ",
+                          term.value.shape()[e]));
+      }
+      perm.push_back(static_cast<int64_t>(e));
+      step += flat;
+      flat *= n;
+    }
+    Shape joined = shape;
+    joined.push_back(flat);
+    Array x = reshape(transpose(term.value, perm), joined);
+    // Element (i, i, ..., i) of the joined axes sits at i * (1 + n + n^2 + ...).
+    x = x.index({ellipsis, Slice(0, flat, std::max<int64_t>(step, 1))});
+    term = {x, labels + c};
+    d = static_cast<size_t>(-1);  // the labels moved: look again from the start
+  }
+  return term;
+}
+
+/// The label of broadcast ellipsis axis `position` (0 the outermost): below 'A', above ','.
+char EllipsisLabel(int64_t position) { return static_cast<char>('.' + 1 + position); }
+
+bool IsEllipsisLabel(char c) { return c > '.' && c < 'A'; }
+
 }  // namespace
 
 Array einsum(const std::string& subscripts, const std::vector<Array>& operands,
@@ -108,47 +156,116 @@ Array einsum(const std::string& subscripts, const std::vector<Array>& operands,
   if (terms.size() != operands.size()) {
     fail(absl::StrCat(terms.size(), " terms for ", operands.size(), " operands"));
   }
+  // Expand each ellipsis into labels of the broadcast leading axes, right-aligned.
+  std::vector<std::string> expanded(terms.size());
+  std::vector<int64_t> ellipsis_rank(terms.size(), -1);
+  int64_t broadcast_rank = 0;
+  for (size_t t = 0; t < terms.size(); ++t) {
+    const std::string& labels = terms[t];
+    const size_t dots = labels.find("...");
+    std::string letters = labels;
+    if (dots != std::string::npos) letters.erase(dots, 3);
+    for (char c : letters) {
+      if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))) {
+        fail(absl::StrCat("'", std::string(1, c), "' in term '", labels,
+                          "' is not a letter (or a whole '...')"));
+      }
+    }
+    const int64_t rank = operands[t].ndim(), named = static_cast<int64_t>(letters.size());
+    if (dots == std::string::npos ? named != rank : named > rank) {
+      fail(absl::StrCat("term '", labels, "' has ", named, " labels for operand ", t, " ",
+                        TypeText(operands[t])));
+    }
+    if (dots != std::string::npos) {
+      ellipsis_rank[t] = rank - named;
+      broadcast_rank = std::max(broadcast_rank, ellipsis_rank[t]);
+    }
+  }
+  if (broadcast_rank > 'A' - '.' - 1) fail("an ellipsis covers too many axes");
+  Shape broadcast(static_cast<size_t>(broadcast_rank), 1);
+  for (size_t t = 0; t < terms.size(); ++t) {
+    if (ellipsis_rank[t] < 0) {
+      expanded[t] = terms[t];
+      continue;
+    }
+    const size_t dots = terms[t].find("...");
+    std::string middle;
+    for (int64_t e = 0; e < ellipsis_rank[t]; ++e) {
+      const int64_t position = broadcast_rank - ellipsis_rank[t] + e;
+      middle += EllipsisLabel(position);
+      const int64_t n = operands[t].shape()[dots + e];
+      int64_t& common = broadcast[position];
+      if (n != 1 && common != 1 && n != common) {
+        fail(absl::StrCat("the ellipsis axes of operand ", t, " ", TypeText(operands[t]),
+                          " do not broadcast with the others"));
+      }
+      if (n != 1) common = n;
+    }
+    expanded[t] = terms[t].substr(0, dots) + middle + terms[t].substr(dots + 3);
+  }
   std::vector<Term> pending;
   std::vector<int64_t> extent(128, -1);
   for (size_t t = 0; t < terms.size(); ++t) {
-    const std::string& labels = terms[t];
-    if (static_cast<int64_t>(labels.size()) != operands[t].ndim()) {
-      fail(absl::StrCat(
-          "term '", labels, "' has ", labels.size(), " labels for operand ", t, " ",
-          TypeText(operands[t]),
-          labels.find('.') != std::string::npos ? " (ellipses are not supported)" : ""));
+    const std::string& labels = expanded[t];
+    Array value = operands[t];
+    if (ellipsis_rank[t] > 0) {  // broadcast the ellipsis axes of extent 1 to the common ones
+      Shape shape = value.shape();
+      for (size_t d = 0; d < labels.size(); ++d) {
+        if (IsEllipsisLabel(labels[d])) shape[d] = broadcast[labels[d] - '.' - 1];
+      }
+      if (shape != value.shape()) value = broadcast_to(value, shape);
     }
     for (size_t d = 0; d < labels.size(); ++d) {
       const char c = labels[d];
-      if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))) {
-        fail(absl::StrCat("'", std::string(1, c), "' is not a letter"));
-      }
-      if (labels.find(c) != d) {
-        fail(absl::StrCat("label '", std::string(1, c), "' repeats in term '", labels,
-                          "' (diagonals are not supported)"));
-      }
-      const int64_t n = operands[t].shape()[d];
-      if (extent[c] >= 0 && extent[c] != n) {
+      if (IsEllipsisLabel(c)) continue;
+      const int64_t n = value.shape()[d];
+      if (extent[c] >= 0 && extent[c] != n && labels.find(c) == d) {
         fail(absl::StrCat("label '", std::string(1, c), "' is ", extent[c], " and ", n,
                           " long (operand ", t, " ", TypeText(operands[t]), ")"));
       }
-      extent[c] = n;
+      if (labels.find(c) == d) extent[c] = n;
     }
-    pending.push_back({operands[t], labels});
+    pending.push_back(Diagonal({value, labels}, fail));
   }
+  std::string all_inputs;
+  for (const std::string& e : expanded) all_inputs += e + ",";
+  std::string ellipsis_out;
+  for (int64_t p = 0; p < broadcast_rank; ++p) ellipsis_out += EllipsisLabel(p);
   std::string out;
   if (arrow == std::string::npos) {
-    // Implicit mode: the labels seen exactly once, alphabetically.
+    // Implicit mode: the ellipsis axes, then the labels seen exactly once, alphabetically.
+    std::string once;
     for (char c : inputs) {
-      if (c != ',' && std::count(inputs.begin(), inputs.end(), c) == 1) out += c;
+      if (c != ',' && c != '.' && std::count(inputs.begin(), inputs.end(), c) == 1) once += c;
     }
-    std::sort(out.begin(), out.end());
+    std::sort(once.begin(), once.end());
+    out = ellipsis_out + once;
   } else {
-    out = spec.substr(arrow + 2);
+    std::string written = spec.substr(arrow + 2);
+    const size_t dots = written.find("...");
+    std::string letters = written;
+    if (dots != std::string::npos) letters.erase(dots, 3);
+    for (char c : letters) {
+      if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))) {
+        fail(absl::StrCat("'", std::string(1, c), "' in the output '", written,
+                          "' is not a letter (or a whole '...')"));
+      }
+    }
+    if (dots != std::string::npos) {
+      written = written.substr(0, dots) + ellipsis_out + written.substr(dots + 3);
+    } else {
+      for (int64_t p = 0; p < broadcast_rank; ++p) {
+        if (broadcast[p] != 1) {
+          fail("the output has no '...' for the axes an input's ellipsis covers");
+        }
+      }
+    }
+    out = written;
     for (size_t d = 0; d < out.size(); ++d) {
-      if (!Has(inputs, out[d]) || out.find(out[d]) != d) {
+      if (IsEllipsisLabel(out[d])) continue;
+      if (!Has(all_inputs, out[d]) || out.find(out[d]) != d) {
         fail(absl::StrCat("output label '", std::string(1, out[d]), "' ",
-                          Has(inputs, out[d]) ? "repeats" : "is in no input"));
+                          Has(all_inputs, out[d]) ? "repeats" : "is in no input"));
       }
     }
   }

@@ -51,8 +51,9 @@ Array tensordot(const Array& a, const Array& b, int64_t axes = 2,
 
 /// numpy.einsum over letter subscripts ("ij,jk->ik", "bij,bjk->bik", implicit "ij,jk"):
 /// operands contracted left to right, each pair as one batched matmul with its transposes
-/// and reshapes fused around it, labels nothing later needs summed out first. Repeated labels
-/// in one term (diagonals) and ellipses are errors for now.
+/// and reshapes fused around it, labels nothing later needs summed out first. A label repeated
+/// in one term takes its diagonal ("ii->i", "ii" the trace); "..." stands for broadcast
+/// leading axes as in NumPy ("...ij,jk->...ik").
 Array einsum(const std::string& subscripts, const std::vector<Array>& operands,
              std::source_location site = std::source_location::current());
 

@@ -75,14 +75,18 @@ TEST_F(ApiErrors, EinsumSubscriptsThatDoNotFit) {
         (void)einsum("ij,jk->ik", {f32_2x3, ones({2, 4})});
       },
       {"label 'j' is 3 and 2 long (operand 1 f64[2,4])"});
+  ExpectError([] { (void)einsum("ii->i", {f32_2x3}); },
+              {"einsum(\"ii->i\")", "label 'i' repeats with extents 2 and 3"});
+  ExpectError([] { (void)einsum("ij->iq", {f32_2x3}); }, {"output label 'q' is in no input"});
+  ExpectError([] { (void)einsum("...j->j", {f32_2x3}); },
+              {"the output has no '...' for the axes an input's ellipsis covers"});
   ExpectError(
       [] {
-        (void)einsum("ii->i", {ones({3, 3})});
+        (void)einsum("...i,...i->...", {ones({2, 3}), ones({4, 3})});
       },
-      {"label 'i' repeats in term 'ii' (diagonals are not supported)"});
-  ExpectError([] { (void)einsum("ij->iq", {f32_2x3}); }, {"output label 'q' is in no input"});
-  ExpectError([] { (void)einsum("...j->j", {f32_2x3}); }, {"ellipses are not supported"});
-  ExpectError([] { (void)einsum("i1->i", {f32_2x3}); }, {"'1' is not a letter"});
+      {"the ellipsis axes of operand 1 f64[4,3] do not broadcast with the others"});
+  ExpectError([] { (void)einsum("i1->i", {f32_2x3}); }, {"'1' in term 'i1' is not a letter"});
+  ExpectError([] { (void)einsum("i.j->i", {f32_2x3}); }, {"'.' in term 'i.j' is not a letter"});
 }
 
 TEST_F(ApiErrors, TransformsOfBadSizesNormsOrTypes) {

@@ -192,6 +192,17 @@ const std::map<std::string, CaseFn>& Cases() {
       {"einsum_three", [](const Inputs& in) { return einsum("ij,jk,lk->il", in); }},
       {"einsum_batch_keep", [](const Inputs& in) { return einsum("ijk,ilk->jlk", in); }},
       {"einsum_int_columns", [](const Inputs& in) { return einsum("ij->j", in); }},
+      {"einsum_diagonal", [](const Inputs& in) { return einsum("ii->i", in); }},
+      {"einsum_trace", [](const Inputs& in) { return einsum("ii", in); }},
+      {"einsum_diagonal_moved", [](const Inputs& in) { return einsum("iij->ji", in); }},
+      {"einsum_batch_diagonal", [](const Inputs& in) { return einsum("bii->bi", in); }},
+      {"einsum_cube_diagonal", [](const Inputs& in) { return einsum("iii->i", in); }},
+      {"einsum_diagonal_product", [](const Inputs& in) { return einsum("ii,ij->j", in); }},
+      {"einsum_ellipsis_matmul", [](const Inputs& in) { return einsum("...ij,jk->...ik", in); }},
+      {"einsum_ellipsis_implicit", [](const Inputs& in) { return einsum("...ij,jk", in); }},
+      {"einsum_ellipsis_broadcast", [](const Inputs& in) { return einsum("i...,i...->...", in); }},
+      {"einsum_ellipsis_sum", [](const Inputs& in) { return einsum("...i->...", in); }},
+      {"einsum_ellipsis_middle", [](const Inputs& in) { return einsum("i...k,k->...i", in); }},
 
       // The sparse inputs are a 6x5 matrix: CSR (data, indices, indptr) or COO (row, col, data).
       {"sparse_spmv", [](const Inputs& in) { return sparse::matmul(Csr(in), in[3]); }},
