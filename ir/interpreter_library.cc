@@ -92,7 +92,9 @@ absl::StatusOr<HostTensor> Spmv(const Node& node, const Operands& operands) {
   const HostTensor& offsets = *operands[2];
   const HostTensor& x = *operands[3];
   const DType loop = node.dtype();
-  const int64_t rows = node.shape()[0], nnz = values.num_elements(), cols = x.num_elements();
+  // x is [cols] or [cols, k]: k right-hand sides, row-major.
+  const int64_t rows = node.shape()[0], nnz = values.num_elements(), cols = x.shape()[0];
+  const int64_t k = x.shape().rank() == 2 ? x.shape()[1] : 1;
   auto index_at = [](const HostTensor& t, int64_t i) {
     return LoadElement(t.dtype(), t.element(i)).i;
   };
@@ -106,19 +108,21 @@ absl::StatusOr<HostTensor> Spmv(const Node& node, const Operands& operands) {
                        " spans [", begin, ", ", end, ")"));
     }
     previous = end;
-    WideValue acc = ConvertTo(loop, WideValue::Signed(0));
-    for (int64_t k = begin; k < end; ++k) {
-      int64_t c = index_at(columns, k);
-      if (c < 0 || c >= cols) {
-        return absl::InvalidArgumentError(absl::StrCat("spmv: column index ", c, " at position ", k,
-                                                       " is outside [0, ", cols, ")"));
+    for (int64_t j = 0; j < k; ++j) {
+      WideValue acc = ConvertTo(loop, WideValue::Signed(0));
+      for (int64_t p = begin; p < end; ++p) {
+        int64_t c = index_at(columns, p);
+        if (c < 0 || c >= cols) {
+          return absl::InvalidArgumentError(absl::StrCat("spmv: column index ", c, " at position ",
+                                                         p, " is outside [0, ", cols, ")"));
+        }
+        WideValue v = ConvertTo(loop, LoadElement(values.dtype(), values.element(p)));
+        WideValue xv = ConvertTo(loop, LoadElement(x.dtype(), x.element(c * k + j)));
+        acc = EvalElementwise(OpCode::kAdd, loop,
+                              {acc, EvalElementwise(OpCode::kMul, loop, {v, xv})});
       }
-      WideValue v = ConvertTo(loop, LoadElement(values.dtype(), values.element(k)));
-      WideValue xv = ConvertTo(loop, LoadElement(x.dtype(), x.element(c)));
-      acc =
-          EvalElementwise(OpCode::kAdd, loop, {acc, EvalElementwise(OpCode::kMul, loop, {v, xv})});
+      StoreElement(node.dtype(), out.element(r * k + j), acc);
     }
-    StoreElement(node.dtype(), out.element(r), acc);
   }
   if (previous != nnz && rows >= 0) {
     return absl::InvalidArgumentError(

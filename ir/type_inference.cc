@@ -441,15 +441,17 @@ absl::StatusOr<TensorType> InferLibrary(OpCode op, absl::Span<const TensorType> 
       bool index_ok = (columns.dtype == DType::kInt32 || columns.dtype == DType::kInt64) &&
                       offsets.dtype == columns.dtype;
       bool ranks_ok = values.shape.rank() == 1 && columns.shape.rank() == 1 &&
-                      offsets.shape.rank() == 1 && x.shape.rank() == 1 &&
+                      offsets.shape.rank() == 1 && (x.shape.rank() == 1 || x.shape.rank() == 2) &&
                       values.shape[0] == columns.shape[0] && offsets.shape[0] >= 1;
       if (!index_ok || !ranks_ok) {
         return OpError(op, absl::StrCat("expects values T[nnz], col_indices and row_offsets "
-                                        "i32|i64 [nnz] and [rows+1], x T[cols]; got ",
+                                        "i32|i64 [nnz] and [rows+1], x T[cols] or T[cols,k]; got ",
                                         TypeList(operands)));
       }
       absl::StatusOr<DType> loop = SelectLoopFor(op, {values, x});
       if (!loop.ok()) return loop.status();
+      // A matrix x is k vectors side by side: the product has one column per column of x.
+      if (x.shape.rank() == 2) return TensorType{*loop, Shape({offsets.shape[0] - 1, x.shape[1]})};
       return TensorType{*loop, Shape({offsets.shape[0] - 1})};
     }
     default:

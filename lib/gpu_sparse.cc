@@ -50,14 +50,17 @@ absl::StatusOr<SpmvShape> PlanSpmv(const ir::Node& spmv) {
   SpmvShape shape;
   shape.rows = spmv.type().shape[0];
   shape.cols = x.shape[0];
+  shape.k = x.shape.rank() == 2 ? x.shape[1] : 0;
   shape.nnz = values.shape[0];
   shape.index64 = spmv.operand(1).dtype() == DType::kInt64;
   return shape;
 }
 
 std::string DescribeSpmv(const ir::Node& spmv, const SpmvShape& s) {
-  return absl::StrCat("cusparse spmv rows=", s.rows, " cols=", s.cols, " nnz=", s.nnz, " ",
-                      ir::DTypeName(spmv.dtype()), s.index64 ? " i64" : " i32");
+  return absl::StrCat(
+      "cusparse ", spmv.operand(3).shape().rank() == 2 ? "spmm" : "spmv", " rows=", s.rows,
+      " cols=", s.cols, spmv.operand(3).shape().rank() == 2 ? absl::StrCat(" k=", s.k) : "",
+      " nnz=", s.nnz, " ", ir::DTypeName(spmv.dtype()), s.index64 ? " i64" : " i32");
 }
 
 absl::StatusOr<std::unique_ptr<GpuSparse>> GpuSparse::Create(runtime::CudaDevice& device) {
@@ -81,7 +84,8 @@ absl::Status GpuSparse::Spmv(runtime::CudaStream& stream, const ir::Node& spmv,
                              const SpmvShape& shape, const DeviceTensor& values,
                              const DeviceTensor& columns, const DeviceTensor& offsets,
                              const DeviceTensor& x, const DeviceTensor& y) {
-  if (shape.rows == 0) return absl::OkStatus();
+  const bool matrix = x.type.shape.rank() == 2;
+  if (shape.rows == 0 || (matrix && shape.k == 0)) return absl::OkStatus();
   if (shape.nnz == 0 || shape.cols == 0) {  // no entries: zeros
     return device_->Check(
         device_->driver().cuMemsetD8Async(y.address, 0, static_cast<size_t>(y.size_in_bytes()),
@@ -102,49 +106,61 @@ absl::Status GpuSparse::Spmv(runtime::CudaStream& stream, const ir::Node& spmv,
       !s.ok()) {
     return s;
   }
-  cusparseSpMatDescr_t matrix = nullptr;
+  cusparseSpMatDescr_t a = nullptr;
   cusparseDnVecDescr_t vx = nullptr, vy = nullptr;
+  cusparseDnMatDescr_t mx = nullptr, my = nullptr;
   // The descriptors are host-side metadata, released on every path once the call is queued.
   struct Release {
     const runtime::Cusparse* lib;
-    cusparseSpMatDescr_t* m;
-    cusparseDnVecDescr_t *x, *y;
+    cusparseSpMatDescr_t* a;
+    cusparseDnVecDescr_t *vx, *vy;
+    cusparseDnMatDescr_t *mx, *my;
     ~Release() {
-      if (*m) lib->cusparseDestroySpMat(*m);
-      if (*x) lib->cusparseDestroyDnVec(*x);
-      if (*y) lib->cusparseDestroyDnVec(*y);
+      if (*a) lib->cusparseDestroySpMat(*a);
+      if (*vx) lib->cusparseDestroyDnVec(*vx);
+      if (*vy) lib->cusparseDestroyDnVec(*vy);
+      if (*mx) lib->cusparseDestroyDnMat(*mx);
+      if (*my) lib->cusparseDestroyDnMat(*my);
     }
-  } release{cusparse_, &matrix, &vx, &vy};
-  if (absl::Status s = runtime::CusparseStatus(
+  } release{cusparse_, &a, &vx, &vy, &mx, &my};
+  auto check = [](cusparseStatus_t status, const char* call) {
+    return runtime::CusparseStatus(status, call);
+  };
+  if (absl::Status s = check(
           cusparse_->cusparseCreateCsr(
-              &matrix, shape.rows, shape.cols, shape.nnz, reinterpret_cast<void*>(offsets.address),
+              &a, shape.rows, shape.cols, shape.nnz, reinterpret_cast<void*>(offsets.address),
               reinterpret_cast<void*>(columns.address), reinterpret_cast<void*>(values.address),
               index, index, CUSPARSE_INDEX_BASE_ZERO, type),
           "cusparseCreateCsr");
       !s.ok()) {
     return s;
   }
-  if (absl::Status s = runtime::CusparseStatus(
-          cusparse_->cusparseCreateDnVec(&vx, shape.cols, reinterpret_cast<void*>(x.address), type),
-          "cusparseCreateDnVec");
-      !s.ok()) {
-    return s;
+  void* x_data = reinterpret_cast<void*>(x.address);
+  void* y_data = reinterpret_cast<void*>(y.address);
+  absl::Status made = matrix
+                          ? check(cusparse_->cusparseCreateDnMat(&mx, shape.cols, shape.k, shape.k,
+                                                                 x_data, type, CUSPARSE_ORDER_ROW),
+                                  "cusparseCreateDnMat")
+                          : check(cusparse_->cusparseCreateDnVec(&vx, shape.cols, x_data, type),
+                                  "cusparseCreateDnVec");
+  if (made.ok()) {
+    made = matrix ? check(cusparse_->cusparseCreateDnMat(&my, shape.rows, shape.k, shape.k, y_data,
+                                                         type, CUSPARSE_ORDER_ROW),
+                          "cusparseCreateDnMat")
+                  : check(cusparse_->cusparseCreateDnVec(&vy, shape.rows, y_data, type),
+                          "cusparseCreateDnVec");
   }
-  if (absl::Status s = runtime::CusparseStatus(
-          cusparse_->cusparseCreateDnVec(&vy, shape.rows, reinterpret_cast<void*>(y.address), type),
-          "cusparseCreateDnVec");
-      !s.ok()) {
-    return s;
-  }
+  if (!made.ok()) return made;
+  const cusparseOperation_t n = CUSPARSE_OPERATION_NON_TRANSPOSE;
   size_t bytes = 0;
-  if (absl::Status s =
-          runtime::CusparseStatus(cusparse_->cusparseSpMV_bufferSize(
-                                      handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha, matrix, vx,
-                                      beta, vy, type, CUSPARSE_SPMV_CSR_ALG1, &bytes),
-                                  "cusparseSpMV_bufferSize");
-      !s.ok()) {
-    return s;
-  }
+  absl::Status sized =
+      matrix ? check(cusparse_->cusparseSpMM_bufferSize(handle_, n, n, alpha, a, mx, beta, my, type,
+                                                        CUSPARSE_SPMM_ALG_DEFAULT, &bytes),
+                     "cusparseSpMM_bufferSize")
+             : check(cusparse_->cusparseSpMV_bufferSize(handle_, n, alpha, a, vx, beta, vy, type,
+                                                        CUSPARSE_SPMV_CSR_ALG1, &bytes),
+                     "cusparseSpMV_bufferSize");
+  if (!sized.ok()) return sized;
   // Stream-ordered: freed back to the pool after the call is queued, reused only behind it.
   std::shared_ptr<DeviceStorage> buffer;
   if (bytes > 0) {
@@ -153,11 +169,13 @@ absl::Status GpuSparse::Spmv(runtime::CudaStream& stream, const ir::Node& spmv,
     if (!b.ok()) return b.status();
     buffer = *std::move(b);
   }
-  return runtime::CusparseStatus(
-      cusparse_->cusparseSpMV(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha, matrix, vx, beta,
-                              vy, type, CUSPARSE_SPMV_CSR_ALG1,
-                              buffer ? reinterpret_cast<void*>(buffer->address()) : nullptr),
-      "cusparseSpMV");
+  void* work = buffer ? reinterpret_cast<void*>(buffer->address()) : nullptr;
+  return matrix ? check(cusparse_->cusparseSpMM(handle_, n, n, alpha, a, mx, beta, my, type,
+                                                CUSPARSE_SPMM_ALG_DEFAULT, work),
+                        "cusparseSpMM")
+                : check(cusparse_->cusparseSpMV(handle_, n, alpha, a, vx, beta, vy, type,
+                                                CUSPARSE_SPMV_CSR_ALG1, work),
+                        "cusparseSpMV");
 }
 
 }  // namespace gpuc::detail

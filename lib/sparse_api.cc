@@ -238,29 +238,14 @@ Array CsrMatrix::to_dense() const {
 }
 
 Array matmul(const CsrMatrix& a, const Array& x) {
-  const int64_t rows = a.rows(), cols = a.cols(), nnz = a.nnz();
+  const int64_t cols = a.cols();
   if ((x.ndim() != 1 && x.ndim() != 2) || x.shape()[0] != cols) {
     detail::ThrowInvalid(absl::StrCat("sparse::matmul: a ", ShapeText(a.shape()), " ",
                                       TypeText(a.data()), " matrix times ", TypeText(x),
                                       " (expects [", cols, "] or [", cols, ", k])"));
   }
-  if (x.ndim() == 1) return RecordSpmv(a.data(), a.indices(), a.indptr(), x);
-  // A @ X = columns of X each through A: the block-diagonal I_k ⊗ A (k copies of A, copy j
-  // shifted by j·cols columns and j·nnz entries) times X's columns stacked. Every expanded
-  // array is a view or elementwise code over A's, fused where it is read.
-  const int64_t k = x.shape()[1];
-  const DType index =
-      a.indices().dtype() == int32 && k * std::max({cols, nnz, rows}) <= INT32_MAX ? int32 : int64;
-  const Array copies = reshape(arange(k), {k, 1});
-  const Array data = reshape(broadcast_to(reshape(a.data(), {1, nnz}), {k, nnz}), {k * nnz});
-  const Array indices = reshape(
-      astype(reshape(a.indices(), {1, nnz}), index) + astype(copies * cols, index), {k * nnz});
-  const Array starts = take(a.indptr(), arange(rows));
-  const Array indptr = concatenate(
-      {reshape(astype(reshape(starts, {1, rows}), index) + astype(copies * nnz, index), {k * rows}),
-       astype(full({1}, k * nnz), index)});
-  const Array stacked = reshape(gpuc::transpose(x), {k * cols});
-  return gpuc::transpose(reshape(RecordSpmv(data, indices, indptr, stacked), {k, rows}));
+  // A matrix x is k right-hand sides: one spmv node (cuSPARSE's SpMM on a GPU).
+  return RecordSpmv(a.data(), a.indices(), a.indptr(), x);
 }
 
 }  // namespace gpuc::sparse

@@ -8,10 +8,10 @@
 // host for that check once; the values stay lazy arrays, so a matrix's data can be the result
 // of fused elementwise code.
 //
-// Products record one spmv library node (cuSPARSE SpMV on a GPU, a CSR loop on the host):
-// sparse × vector directly, sparse × matrix as the block-diagonal matrix I_k ⊗ A times the
-// columns stacked, whose indices are views and elementwise code over A's (one call for all k
-// columns). Result dtypes are NumPy's promotion of the data and the dense operand.
+// Products record one spmv library node (a CSR loop on the host): sparse × vector is
+// cuSPARSE's SpMV on a GPU, sparse × matrix (k right-hand sides, row-major) its SpMM, one
+// call for all k columns. Result dtypes are NumPy's promotion of the data and the dense
+// operand.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GPUC_SPARSE_H_

@@ -361,15 +361,18 @@ std::vector<ir::HostTensor> RandomCsr(int64_t rows, int64_t cols, int per_row, D
           test::MakeTensor(index, offsets)};
 }
 
+/// `k` > 0: x is a [cols, k] matrix (an SpMM on the GPU).
 void CheckSpmv(detail::GpuExecutor& gpu, int64_t rows, int64_t cols, DType dtype, DType index,
-               bool validated, uint64_t seed) {
+               bool validated, uint64_t seed, int64_t k = 0) {
   std::vector<ir::HostTensor> args = RandomCsr(rows, cols, 4, dtype, index, seed);
   const int64_t nnz = args[0].num_elements();
   const std::string t(ir::DTypeName(dtype)), i(ir::DTypeName(index));
-  const std::string text = absl::StrCat(
-      "func @f(%v: ", t, "[", nnz, "], %c: ", i, "[", nnz, "], %o: ", i, "[", rows + 1,
-      "], %x: ", t, "[", cols, "]) -> (", t, "[", rows, "]) {\n  %y = spmv %v, %c, %o, %x",
-      validated ? " {validated = true}" : "", " : ", t, "[", rows, "]\n  return %y\n}\n");
+  const std::string columns = k > 0 ? absl::StrCat(",", k) : "";
+  const std::string text =
+      absl::StrCat("func @f(%v: ", t, "[", nnz, "], %c: ", i, "[", nnz, "], %o: ", i, "[", rows + 1,
+                   "], %x: ", t, "[", cols, columns, "]) -> (", t, "[", rows, columns,
+                   "]) {\n  %y = spmv %v, %c, %o, %x", validated ? " {validated = true}" : "",
+                   " : ", t, "[", rows, columns, "]\n  return %y\n}\n");
   SCOPED_TRACE(text);
   const ir::Graph graph = test::ParseVerified(text);
   args.push_back(tool::RandomArguments(graph, seed)[3]);
@@ -392,6 +395,16 @@ TEST(LibraryGpuTest, CheckedSparseProductsRunThroughCusparse) {
   CheckSpmv(gpu, 40, 30, DType::kComplex64, DType::kInt32, true, 72);
   CheckSpmv(gpu, 40, 30, DType::kComplex128, DType::kInt64, true, 73);
   CheckSpmv(gpu, 50, 60, DType::kFloat32, DType::kInt32, false, 74);
+}
+
+// A matrix of right-hand sides is one cusparseSpMM over row-major dense matrices.
+TEST(LibraryGpuTest, CheckedSparseTimesMatrixIsOneSpmm) {
+  GPUC_REQUIRE_GPU_LIBRARIES(gpu);
+  CheckSpmv(gpu, 300, 200, DType::kFloat32, DType::kInt32, true, 75, 8);
+  CheckSpmv(gpu, 257, 100, DType::kFloat64, DType::kInt64, true, 76, 3);
+  CheckSpmv(gpu, 40, 30, DType::kComplex64, DType::kInt32, true, 77, 5);
+  CheckSpmv(gpu, 40, 30, DType::kComplex128, DType::kInt64, true, 78, 1);
+  CheckSpmv(gpu, 20, 10, DType::kFloat32, DType::kInt32, true, 79, 0);  // no columns
 }
 
 TEST(LibraryGpuTest, ApiSparseProductsAgreeWithTheirDenseForm) {

@@ -75,6 +75,7 @@ TEST(Verifier, RejectsIllTypedNodesWithTheNodesName) {
       {"%y = fft %x {axes = [1], n = 3} : c64[2,3]", "c64[2,3]", "only a c2r transform takes n"},
       {"%y = cast %x : f16[3,2]", "f16[3,2]", "differs from the operand's [2,3]"},
       {"%y = spmv %x, %i, %i, %x : f32[3]", "f32[3]", "expects values T[nnz]"},
+      {"%y = spmv %e, %i, %i, %e : f32[3]", "f32[3]", "x T[cols] or T[cols,k]"},
       {"%y = reduce_max %e {axes = [0]} : f32[3]", "f32[3]", "has no identity"},
       {"%y = exp %x : f32[-2,3]", "f32[-2,3]", "negative extent"},
   };
