@@ -86,6 +86,25 @@ void DirectDft(std::vector<Complex>& line, bool inverse) {
   line = std::move(result);
 }
 
+/// matmul(a, b) + bias, then maximum(·, 0) for relu: the unfused ops' definitions.
+HostTensor MatmulBias(const Node& node, const HostTensor& a, const HostTensor& b,
+                      const HostTensor& bias) {
+  HostTensor out = Matmul(node, a, b);
+  const DType dtype = node.dtype();
+  const bool relu = ReadMatmulActivation(node.attrs()).value_or(MatmulActivation::kNone) ==
+                    MatmulActivation::kRelu;
+  const WideValue zero = ConvertTo(dtype, WideValue::Signed(0));
+  const int64_t n = node.shape()[1];
+  for (int64_t i = 0; i < out.num_elements(); ++i) {
+    WideValue v = EvalElementwise(
+        OpCode::kAdd, dtype,
+        {LoadElement(dtype, out.element(i)), LoadElement(dtype, bias.element(i % n))});
+    if (relu) v = EvalElementwise(OpCode::kMaximum, dtype, {v, zero});
+    StoreElement(dtype, out.element(i), v);
+  }
+  return out;
+}
+
 absl::StatusOr<HostTensor> Spmv(const Node& node, const Operands& operands) {
   const HostTensor& values = *operands[0];
   const HostTensor& columns = *operands[1];
@@ -141,6 +160,8 @@ absl::StatusOr<HostTensor> EvalLibraryNode(const Node& node, const Operands& ope
       return EvaluateFft(node, *operands[0], DirectDft);
     case OpCode::kSpmv:
       return Spmv(node, operands);
+    case OpCode::kMatmulBias:
+      return MatmulBias(node, *operands[0], *operands[1], *operands[2]);
     default:
       return absl::InvalidArgumentError(absl::StrCat("not a library op: ", OpName(node.op())));
   }

@@ -35,4 +35,14 @@ MatmulTransposes TransposesOf(const Node& matmul) {
   return t.ok() ? *t : MatmulTransposes{};
 }
 
+absl::StatusOr<MatmulActivation> ReadMatmulActivation(const Attributes& attrs) {
+  if (!attrs.Has("activation")) return MatmulActivation::kNone;
+  absl::StatusOr<std::string> name = attrs.GetString("activation");
+  if (!name.ok()) return name.status();
+  if (*name == "none") return MatmulActivation::kNone;
+  if (*name == "relu") return MatmulActivation::kRelu;
+  return absl::InvalidArgumentError(
+      absl::StrCat("activation must be none or relu, not '", *name, "'"));
+}
+
 }  // namespace gpuc::ir

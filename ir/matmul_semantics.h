@@ -6,9 +6,17 @@
 // reads the stored operand with its transpose flag instead of a kernel materializing it.
 // Type inference, the interpreter and both executors read the flags through this header.
 //
+// matmul_bias(a, b, bias) {transpose_a, transpose_b, activation} is what the GPU lowering's
+// epilogue fusion (passes/fuse_matmul_epilogue.cc) makes of `maximum(matmul(a, b) + bias, 0)`
+// or `matmul(a, b) + bias`: a and b f32 or f64 matrices, bias [n] of their dtype, each
+// element the same bits as the unfused ops (the add and the maximum in the dtype, NaN
+// propagating), so the interpreter and the host compute it as those ops.
+//
 //===----------------------------------------------------------------------===//
 #ifndef GPUC_IR_MATMUL_SEMANTICS_H_
 #define GPUC_IR_MATMUL_SEMANTICS_H_
+
+#include <cstdint>
 
 #include "absl/status/statusor.h"
 #include "ir/attributes.h"
@@ -28,8 +36,13 @@ absl::StatusOr<MatmulTransposes> ReadMatmulTransposes(const Attributes& attrs, i
 /// `type` with its last two axes swapped (itself below rank 2).
 TensorType SwapLastTwoAxes(const TensorType& type);
 
-/// The flags of a matmul node that passed the verifier.
+/// The flags of a matmul or matmul_bias node that passed the verifier.
 MatmulTransposes TransposesOf(const Node& matmul);
+
+enum class MatmulActivation : uint8_t { kNone, kRelu };
+
+/// matmul_bias's `activation` ("none", the default, or "relu"); an error naming the value.
+absl::StatusOr<MatmulActivation> ReadMatmulActivation(const Attributes& attrs);
 
 }  // namespace gpuc::ir
 

@@ -433,6 +433,28 @@ absl::StatusOr<TensorType> InferLibrary(OpCode op, absl::Span<const TensorType> 
       if (!type.ok()) return Prefixed(op, type.status());
       return type;
     }
+    case OpCode::kMatmulBias: {
+      const TensorType& a = operands[0];
+      const TensorType& b = operands[1];
+      const TensorType& bias = operands[2];
+      if (a.shape.rank() != 2 || b.shape.rank() != 2 || bias.shape.rank() != 1 ||
+          a.dtype != b.dtype || bias.dtype != a.dtype ||
+          (a.dtype != DType::kFloat32 && a.dtype != DType::kFloat64)) {
+        return OpError(op, absl::StrCat("expects f32 or f64 matrices and a bias vector of their "
+                                        "dtype; got ",
+                                        TypeList(operands)));
+      }
+      if (absl::StatusOr<MatmulActivation> act = ReadMatmulActivation(attrs); !act.ok()) {
+        return Prefixed(op, act.status());
+      }
+      absl::StatusOr<TensorType> product = InferMatmul(op, operands.subspan(0, 2), attrs);
+      if (!product.ok()) return product.status();
+      if (bias.shape[0] != product->shape[1]) {
+        return OpError(op, absl::StrCat("bias ", bias.ToString(), " does not match the ",
+                                        product->shape[1], " columns of the product"));
+      }
+      return product;
+    }
     case OpCode::kSpmv: {
       const TensorType& values = operands[0];
       const TensorType& columns = operands[1];

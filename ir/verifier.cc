@@ -24,6 +24,7 @@ absl::Span<const absl::string_view> AllowedAttributes(OpCode op) {
   // built; executors may then skip the check (the interpreter always checks).
   static constexpr absl::string_view kSpmv[] = {"validated"};
   static constexpr absl::string_view kMatmul[] = {"transpose_a", "transpose_b"};
+  static constexpr absl::string_view kMatmulBias[] = {"transpose_a", "transpose_b", "activation"};
   switch (op) {
     case OpCode::kReduceSum:
     case OpCode::kReduceProd:
@@ -54,6 +55,8 @@ absl::Span<const absl::string_view> AllowedAttributes(OpCode op) {
       return kSpmv;
     case OpCode::kMatmul:
       return kMatmul;
+    case OpCode::kMatmulBias:
+      return kMatmulBias;
     default:
       return {};
   }

@@ -114,6 +114,22 @@ std::string DescribeGemm(const ir::Node& matmul, const GemmShape& g) {
                       g.transpose_b ? " b^T" : "", " ", ir::DTypeName(matmul.dtype()));
 }
 
+absl::StatusOr<GemmShape> PlanMatmulBias(const ir::Node& node) {
+  absl::StatusOr<GemmShape> g = PlanGemm(node);
+  if (!g.ok()) return g.status();
+  // An empty sum would leave the epilogue alone to write the result; the host does that.
+  if (g->k == 0) return absl::UnimplementedError("an empty product (k = 0)");
+  return g;
+}
+
+std::string DescribeMatmulBias(const ir::Node& node, const GemmShape& g) {
+  const bool relu = ir::ReadMatmulActivation(node.attrs()).value_or(ir::MatmulActivation::kNone) ==
+                    ir::MatmulActivation::kRelu;
+  return absl::StrCat("cublaslt gemm m=", g.m, " n=", g.n, " k=", g.k, g.transpose_a ? " a^T" : "",
+                      g.transpose_b ? " b^T" : "", " epilogue=", relu ? "relu_bias" : "bias", " ",
+                      ir::DTypeName(node.dtype()));
+}
+
 absl::StatusOr<std::unique_ptr<GpuBlas>> GpuBlas::Create(runtime::CudaDevice& device) {
   absl::StatusOr<const runtime::Cublas*> cublas = runtime::GetCublas();
   if (!cublas.ok()) return cublas.status();
@@ -127,7 +143,10 @@ absl::StatusOr<std::unique_ptr<GpuBlas>> GpuBlas::Create(runtime::CudaDevice& de
 }
 
 GpuBlas::~GpuBlas() {
-  if (device_->MakeCurrent().ok()) cublas_->cublasDestroy(handle_);
+  if (device_->MakeCurrent().ok()) {
+    cublas_->cublasDestroy(handle_);
+    if (lt_) lt_library_->cublasLtDestroy(lt_);
+  }
 }
 
 absl::Status GpuBlas::Bind(runtime::CudaStream& stream) {
@@ -210,6 +229,130 @@ absl::Status GpuBlas::Matmul(runtime::CudaStream& stream, const ir::Node& matmul
     }
   }
   return absl::OkStatus();
+}
+
+absl::Status GpuBlas::MatmulBias(runtime::CudaStream& stream, const ir::Node& node,
+                                 const GemmShape& g, const DeviceTensor& a, const DeviceTensor& b,
+                                 const DeviceTensor& bias, const DeviceTensor& c) {
+  if (g.m == 0 || g.n == 0) return absl::OkStatus();
+  absl::StatusOr<const runtime::CublasLt*> library = runtime::GetCublasLt();
+  if (!library.ok()) return library.status();
+  const runtime::CublasLt& lt = **library;
+  const DType dtype = node.dtype();
+  const CublasTypes types = *TypesFor(dtype);
+  const bool wide = dtype == DType::kFloat64;
+  const cudaDataType scale_type = wide ? CUDA_R_64F : CUDA_R_32F;
+  const float one_f = 1, zero_f = 0;
+  const double one_d = 1, zero_d = 0;
+  const void* alpha = wide ? static_cast<const void*>(&one_d) : &one_f;
+  const void* beta = wide ? static_cast<const void*>(&zero_d) : &zero_f;
+  const bool relu = ir::ReadMatmulActivation(node.attrs()).value_or(ir::MatmulActivation::kNone) ==
+                    ir::MatmulActivation::kRelu;
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (absl::Status s = Bind(stream); !s.ok()) return s;
+  if (!lt_) {
+    if (absl::Status s = runtime::CublasStatus(lt.cublasLtCreate(&lt_), "cublasLtCreate");
+        !s.ok()) {
+      return s;
+    }
+    lt_library_ = &lt;
+  }
+  // Descriptors are host metadata, released on every path once the call is queued.
+  cublasLtMatmulDesc_t desc = nullptr;
+  cublasLtMatrixLayout_t layout_b = nullptr, layout_a = nullptr, layout_c = nullptr;
+  cublasLtMatmulPreference_t preference = nullptr;
+  struct Release {
+    const runtime::CublasLt& lt;
+    cublasLtMatmulDesc_t& desc;
+    cublasLtMatrixLayout_t &b, &a, &c;
+    cublasLtMatmulPreference_t& preference;
+    ~Release() {
+      if (desc) lt.cublasLtMatmulDescDestroy(desc);
+      for (cublasLtMatrixLayout_t l : {b, a, c}) {
+        if (l) lt.cublasLtMatrixLayoutDestroy(l);
+      }
+      if (preference) lt.cublasLtMatmulPreferenceDestroy(preference);
+    }
+  } release{lt, desc, layout_b, layout_a, layout_c, preference};
+  auto check = [](cublasStatus_t status, const char* call) {
+    return runtime::CublasStatus(status, call);
+  };
+  // Column-major C^T (n×m) = op(B^T) op(A^T), as Matmul: cuBLASLt's first operand is our B.
+  const cublasOperation_t op_b = g.transpose_b ? CUBLAS_OP_T : CUBLAS_OP_N;
+  const cublasOperation_t op_a = g.transpose_a ? CUBLAS_OP_T : CUBLAS_OP_N;
+  const cublasLtEpilogue_t epilogue = relu ? CUBLASLT_EPILOGUE_RELU_BIAS : CUBLASLT_EPILOGUE_BIAS;
+  const void* bias_pointer = reinterpret_cast<const void*>(bias.address);
+  absl::Status s = check(lt.cublasLtMatmulDescCreate(&desc, types.compute, scale_type),
+                         "cublasLtMatmulDescCreate");
+  if (s.ok()) {
+    s = check(
+        lt.cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &op_b, sizeof(op_b)),
+        "cublasLtMatmulDescSetAttribute");
+  }
+  if (s.ok()) {
+    s = check(
+        lt.cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSB, &op_a, sizeof(op_a)),
+        "cublasLtMatmulDescSetAttribute");
+  }
+  if (s.ok()) {
+    s = check(lt.cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue,
+                                                sizeof(epilogue)),
+              "cublasLtMatmulDescSetAttribute");
+  }
+  if (s.ok()) {
+    s = check(lt.cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER,
+                                                &bias_pointer, sizeof(bias_pointer)),
+              "cublasLtMatmulDescSetAttribute");
+  }
+  // Each layout is the stored matrix, column-major: rows × cols with the rows contiguous.
+  if (s.ok()) {
+    s = check(lt.cublasLtMatrixLayoutCreate(&layout_b, types.data, g.transpose_b ? g.k : g.n,
+                                            g.transpose_b ? g.n : g.k, g.transpose_b ? g.k : g.n),
+              "cublasLtMatrixLayoutCreate");
+  }
+  if (s.ok()) {
+    s = check(lt.cublasLtMatrixLayoutCreate(&layout_a, types.data, g.transpose_a ? g.m : g.k,
+                                            g.transpose_a ? g.k : g.m, g.transpose_a ? g.m : g.k),
+              "cublasLtMatrixLayoutCreate");
+  }
+  if (s.ok()) {
+    s = check(lt.cublasLtMatrixLayoutCreate(&layout_c, types.data, g.n, g.m, g.n),
+              "cublasLtMatrixLayoutCreate");
+  }
+  if (!s.ok()) return s;
+  const std::string key = absl::StrCat(ir::DTypeName(dtype), " ", g.m, " ", g.n, " ", g.k, " ",
+                                       g.transpose_a, g.transpose_b, relu);
+  auto found = lt_algorithms_.find(key);
+  if (found == lt_algorithms_.end()) {
+    const uint64_t workspace_bytes = kWorkspaceBytes;
+    s = check(lt.cublasLtMatmulPreferenceCreate(&preference), "cublasLtMatmulPreferenceCreate");
+    if (s.ok()) {
+      s = check(lt.cublasLtMatmulPreferenceSetAttribute(preference,
+                                                        CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                                        &workspace_bytes, sizeof(workspace_bytes)),
+                "cublasLtMatmulPreferenceSetAttribute");
+    }
+    cublasLtMatmulHeuristicResult_t result = {};
+    int returned = 0;
+    if (s.ok()) {
+      s = check(lt.cublasLtMatmulAlgoGetHeuristic(lt_, desc, layout_b, layout_a, layout_c, layout_c,
+                                                  preference, 1, &result, &returned),
+                "cublasLtMatmulAlgoGetHeuristic");
+    }
+    if (!s.ok()) return s;
+    if (returned == 0) {
+      return absl::UnimplementedError(
+          absl::StrCat("cuBLASLt has no algorithm for this epilogue GEMM (", key, ")"));
+    }
+    found = lt_algorithms_.emplace(key, result.algo).first;
+  }
+  void* workspace = reinterpret_cast<void*>(workspaces_.at(stream.handle())->address());
+  void* out = reinterpret_cast<void*>(c.address);
+  return check(
+      lt.cublasLtMatmul(lt_, desc, alpha, reinterpret_cast<const void*>(b.address), layout_b,
+                        reinterpret_cast<const void*>(a.address), layout_a, beta, out, layout_c,
+                        out, layout_c, &found->second, workspace, kWorkspaceBytes, stream.handle()),
+      "cublasLtMatmul");
 }
 
 absl::Status GpuBlas::Scale(runtime::CudaStream& stream, const DeviceTensor& x, double factor) {

@@ -41,6 +41,11 @@ struct GemmShape {
 absl::StatusOr<GemmShape> PlanGemm(const ir::Node& matmul);
 /// "cublas gemm m=64 n=512 k=256 batch=8 a^T f32", for `gpuc --emit=plan`.
 std::string DescribeGemm(const ir::Node& matmul, const GemmShape& gemm);
+/// The GEMM of a matmul_bias node (2-D, k > 0), or Unimplemented saying why it stays on the
+/// host.
+absl::StatusOr<GemmShape> PlanMatmulBias(const ir::Node& node);
+/// "cublaslt gemm m=64 n=512 k=256 b^T epilogue=relu_bias f32".
+std::string DescribeMatmulBias(const ir::Node& node, const GemmShape& gemm);
 
 class GpuBlas {
  public:
@@ -50,6 +55,12 @@ class GpuBlas {
 
   absl::Status Matmul(runtime::CudaStream& stream, const ir::Node& matmul, const GemmShape& gemm,
                       const DeviceTensor& a, const DeviceTensor& b, const DeviceTensor& c);
+  /// c = activation(op(a) op(b) + bias) for a matmul_bias node: one cublasLtMatmul with a
+  /// BIAS or RELU_BIAS epilogue (the bias is per column of row-major c, per row of the
+  /// column-major c^T cuBLASLt computes). Unavailable when cuBLASLt cannot be loaded.
+  absl::Status MatmulBias(runtime::CudaStream& stream, const ir::Node& node, const GemmShape& gemm,
+                          const DeviceTensor& a, const DeviceTensor& b, const DeviceTensor& bias,
+                          const DeviceTensor& c);
   /// x *= factor for float32, float64, complex64 or complex128 x (the FFT's normalization).
   absl::Status Scale(runtime::CudaStream& stream, const DeviceTensor& x, double factor);
 
@@ -64,6 +75,11 @@ class GpuBlas {
   std::mutex mutex_;
   cublasHandle_t handle_;
   absl::flat_hash_map<CUstream, std::shared_ptr<DeviceStorage>> workspaces_;
+  cublasLtHandle_t lt_ = nullptr;  // created on the first matmul_bias
+  const runtime::CublasLt* lt_library_ = nullptr;
+  /// cuBLASLt's chosen algorithm per GEMM shape, dtype, transposes and epilogue: the
+  /// heuristic query costs host time every call otherwise.
+  absl::flat_hash_map<std::string, cublasLtMatmulAlgo_t> lt_algorithms_;
 };
 
 }  // namespace gpuc::detail

@@ -24,6 +24,7 @@
 #include "lib/host_executor.h"
 #include "lib/plan_values.h"
 #include "passes/buffer_plan.h"
+#include "passes/passes.h"
 #include "runtime/kernel_graph.h"
 #include "runtime/module.h"
 
@@ -57,6 +58,15 @@ struct GpuKernel {
 bool CudaGraphsEnabled() {
   static const bool enabled = [] {
     const char* v = std::getenv("GPUC_CUDA_GRAPHS");
+    return v == nullptr || std::string(v) != "0";
+  }();
+  return enabled;
+}
+
+/// GPUC_GEMM_EPILOGUES=0 keeps a bias and ReLU after a GEMM as a kernel of their own.
+bool GemmEpiloguesEnabled() {
+  static const bool enabled = [] {
+    const char* v = std::getenv("GPUC_GEMM_EPILOGUES");
     return v == nullptr || std::string(v) != "0";
   }();
   return enabled;
@@ -467,7 +477,15 @@ absl::Status GpuExecutor::Impl::RunOnHost(
 absl::StatusOr<std::shared_ptr<const GpuPlan>> GpuExecutor::Prepare(
     const ir::Graph& graph, const passes::FusionBudgets& budgets) {
   auto plan = std::make_shared<GpuPlan>();
-  plan->Schedule(graph, budgets);
+  // The GPU's own lowering before fusion: a bias row and a ReLU after an f32/f64 GEMM become
+  // the GEMM's cuBLASLt epilogue (bit-exact; passes/fuse_matmul_epilogue.cc).
+  ir::Graph lowered = graph;
+  if (GemmEpiloguesEnabled()) {
+    passes::PassContext context;
+    absl::StatusOr<bool> fused = passes::CreateFuseMatmulEpilogue()->Run(lowered, context);
+    if (!fused.ok()) return fused.status();
+  }
+  plan->Schedule(lowered, budgets);
   for (const passes::FusedKernel& kernel : plan->fusion.kernels) {
     GpuPlanStep step;
     step.kernel = &kernel;

@@ -8,7 +8,7 @@ namespace gpuc::detail {
 
 bool HasGpuLibraryLowering(const ir::Node& node) {
   return node.op() == ir::OpCode::kMatmul || node.op() == ir::OpCode::kFft ||
-         node.op() == ir::OpCode::kSpmv;
+         node.op() == ir::OpCode::kSpmv || node.op() == ir::OpCode::kMatmulBias;
 }
 
 std::string DescribeLibraryLowering(const ir::Node& node) {
@@ -19,6 +19,13 @@ std::string DescribeLibraryLowering(const ir::Node& node) {
       gpu = gemm.ok() ? DescribeGemm(node, *gemm)
                       : absl::StrCat("on the host (", gemm.status().message(), ")");
       host = HostBlasHandles(node) ? "OpenBLAS gemm" : "interpreter loop";
+      break;
+    }
+    case ir::OpCode::kMatmulBias: {
+      absl::StatusOr<GemmShape> gemm = PlanMatmulBias(node);
+      gpu = gemm.ok() ? DescribeMatmulBias(node, *gemm)
+                      : absl::StrCat("on the host (", gemm.status().message(), ")");
+      host = "OpenBLAS gemm, then the bias and activation";
       break;
     }
     case ir::OpCode::kFft: {
@@ -71,6 +78,15 @@ absl::StatusOr<LibraryCall> GpuLibraries::Prepare(const ir::Node& node) {
       if (!gemm.ok()) return gemm.status();
       return LibraryCall{*gemm, DescribeGemm(node, *gemm)};
     }
+    case ir::OpCode::kMatmulBias: {
+      if (absl::StatusOr<GpuBlas*> blas = Blas(); !blas.ok()) return blas.status();
+      if (absl::StatusOr<const runtime::CublasLt*> lt = runtime::GetCublasLt(); !lt.ok()) {
+        return lt.status();
+      }
+      absl::StatusOr<GemmShape> gemm = PlanMatmulBias(node);
+      if (!gemm.ok()) return gemm.status();
+      return LibraryCall{*gemm, DescribeMatmulBias(node, *gemm)};
+    }
     case ir::OpCode::kFft: {
       // The normalization is a cuBLAS scale, so the FFT needs both libraries.
       if (absl::StatusOr<GpuBlas*> blas = Blas(); !blas.ok()) return blas.status();
@@ -104,6 +120,10 @@ absl::Status GpuLibraries::Run(runtime::CudaStream& stream, const ir::Node& node
   absl::StatusOr<GpuBlas*> blas = Blas();
   if (!blas.ok()) return blas.status();
   if (const auto* gemm = std::get_if<GemmShape>(&call.shape)) {
+    if (node.op() == ir::OpCode::kMatmulBias) {
+      return (*blas)->MatmulBias(stream, node, *gemm, *operands[0], *operands[1], *operands[2],
+                                 out);
+    }
     return (*blas)->Matmul(stream, node, *gemm, *operands[0], *operands[1], out);
   }
   absl::StatusOr<GpuFft*> fft = Fft();

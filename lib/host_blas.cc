@@ -124,4 +124,36 @@ absl::StatusOr<HostTensor> HostMatmul(const ir::Node& node, const HostTensor& a_
   return Converted(out, loop);
 }
 
+namespace {
+
+template <typename T>
+void AddBiasAndActivate(HostTensor& out, const HostTensor& bias, int64_t cols, bool relu) {
+  T* y = reinterpret_cast<T*>(out.data());
+  const T* row = reinterpret_cast<const T*>(bias.data());
+  const int64_t count = out.num_elements();
+  for (int64_t i = 0; i < count; ++i) {
+    T v = y[i] + row[i % cols];
+    // maximum(v, 0): NaN stays NaN, and a zero of either sign comes out +0.
+    if (relu && !(v > 0) && v == v) v = 0;
+    y[i] = v;
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<HostTensor> HostMatmulBias(const ir::Node& node, const HostTensor& a,
+                                          const HostTensor& b, const HostTensor& bias) {
+  absl::StatusOr<HostTensor> product = HostMatmul(node, a, b);
+  if (!product.ok()) return product.status();
+  const bool relu = ir::ReadMatmulActivation(node.attrs()).value_or(ir::MatmulActivation::kNone) ==
+                    ir::MatmulActivation::kRelu;
+  const int64_t cols = node.shape()[1];
+  if (node.dtype() == DType::kFloat32) {
+    AddBiasAndActivate<float>(*product, bias, cols, relu);
+  } else {
+    AddBiasAndActivate<double>(*product, bias, cols, relu);
+  }
+  return product;
+}
+
 }  // namespace gpuc::detail

@@ -29,6 +29,11 @@ bool HostBlasHandles(const ir::Node& node);
 absl::StatusOr<ir::HostTensor> HostMatmul(const ir::Node& node, const ir::HostTensor& a,
                                           const ir::HostTensor& b);
 
+/// A matmul_bias node: the GEMM through the BLAS, then the bias row and the activation in
+/// the dtype, as the unfused add and maximum compute them.
+absl::StatusOr<ir::HostTensor> HostMatmulBias(const ir::Node& node, const ir::HostTensor& a,
+                                              const ir::HostTensor& b, const ir::HostTensor& bias);
+
 }  // namespace gpuc::detail
 
 #endif  // GPUC_LIB_HOST_BLAS_H_

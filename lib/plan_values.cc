@@ -32,7 +32,9 @@ absl::Status InterpretFusedKernel(const passes::FusedKernel& kernel,
     absl::StatusOr<ir::HostTensor> value =
         HostBlasHandles(*m)           ? HostMatmul(*m, *operands[0], *operands[1])
         : m->op() == ir::OpCode::kFft ? HostFft(*m, *operands[0])
-                                      : ir::InterpretNode(*m, operands);
+        : m->op() == ir::OpCode::kMatmulBias
+            ? HostMatmulBias(*m, *operands[0], *operands[1], *operands[2])
+            : ir::InterpretNode(*m, operands);
     if (!value.ok()) return value.status();
     local[m.get()] = *std::move(value);
   }

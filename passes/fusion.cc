@@ -250,6 +250,7 @@ int FusionPlanner::CountArrays(const absl::flat_hash_set<const Node*>& members,
 
 /// What a library call absorbed and why the code around it is not in it, for
 /// --explain-fusion.
+/// `a` and `b` name the node's first and last operands.
 std::string LibraryCallNote(const Node& n, const std::string& a, const std::string& b) {
   switch (n.op()) {
     case ir::OpCode::kMatmul: {
@@ -266,6 +267,13 @@ std::string LibraryCallNote(const Node& n, const std::string& a, const std::stri
       return absl::StrCat(absorbed,
                           "; the elementwise code around it fuses into the kernels before and "
                           "after it (the GEMM runs without an epilogue)");
+    }
+    case ir::OpCode::kMatmulBias: {
+      const bool relu = ir::ReadMatmulActivation(n.attrs()).value_or(ir::MatmulActivation::kNone) ==
+                        ir::MatmulActivation::kRelu;
+      return absl::StrCat("; it absorbed the bias ", b, relu ? " and the ReLU" : "",
+                          " as its cuBLASLt epilogue (what else reads it fuses into the kernels "
+                          "after it)");
     }
     case ir::OpCode::kFft:
       return "; the norm's scale and the code around it fuse into the kernels before and after "

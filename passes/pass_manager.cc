@@ -23,6 +23,7 @@ const std::vector<std::pair<std::string, Factory>>& Factories() {
       {"canonicalize", &CreateCanonicalize},
       {"cse", &CreateCommonSubexpressionElimination},
       {"dce", &CreateDeadCodeElimination},
+      {"fuse-matmul-epilogue", &CreateFuseMatmulEpilogue},
   };
   return *factories;
 }

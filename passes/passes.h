@@ -16,6 +16,7 @@ namespace gpuc::passes {
 std::unique_ptr<Pass> CreateCanonicalize();                    // canonicalize.cc
 std::unique_ptr<Pass> CreateCommonSubexpressionElimination();  // cse.cc
 std::unique_ptr<Pass> CreateDeadCodeElimination();             // dce.cc
+std::unique_ptr<Pass> CreateFuseMatmulEpilogue();              // fuse_matmul_epilogue.cc
 
 }  // namespace gpuc::passes
 

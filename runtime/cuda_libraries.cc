@@ -53,6 +53,16 @@ absl::StatusOr<Cublas> LoadCublas() {
   return table;
 }
 
+absl::StatusOr<CublasLt> LoadCublasLt() {
+  const absl::string_view what = "cuBLASLt";
+  absl::StatusOr<void*> library = Open(what, {"libcublasLt.so.13", "libcublasLt.so.12"});
+  if (!library.ok()) return library.status();
+  CublasLt table;
+  GPUC_CUBLASLT_FUNCTIONS(GPUC_LIBRARY_LOOKUP)
+  table.version = table.cublasLtGetVersion();  // major * 10000 + minor * 100 + patch
+  return table;
+}
+
 absl::StatusOr<Cufft> LoadCufft() {
   const absl::string_view what = "cuFFT";
   absl::StatusOr<void*> library = Open(what, {"libcufft.so.12", "libcufft.so.11"});
@@ -99,6 +109,10 @@ absl::StatusOr<const Cublas*> GetCublas() {
   static const auto* loaded = new absl::StatusOr<Cublas>(LoadCublas());
   return Remembered(loaded);
 }
+absl::StatusOr<const CublasLt*> GetCublasLt() {
+  static const auto* loaded = new absl::StatusOr<CublasLt>(LoadCublasLt());
+  return Remembered(loaded);
+}
 absl::StatusOr<const Cufft*> GetCufft() {
   static const auto* loaded = new absl::StatusOr<Cufft>(LoadCufft());
   return Remembered(loaded);
@@ -141,10 +155,12 @@ absl::Status CusparseStatus(cusparseStatus_t status, absl::string_view call) {
 
 std::string DescribeCudaLibraries() {
   absl::StatusOr<const Cublas*> cublas = GetCublas();
+  absl::StatusOr<const CublasLt*> lt = GetCublasLt();
   absl::StatusOr<const Cufft*> cufft = GetCufft();
   absl::StatusOr<const Cusparse*> cusparse = GetCusparse();
   return absl::StrCat(
       Describe("cuBLAS", cublas.status(), cublas.ok() ? (*cublas)->version : 0), ", ",
+      Describe("cuBLASLt", lt.status(), lt.ok() ? static_cast<int>((*lt)->version) : 0), ", ",
       Describe("cuFFT", cufft.status(), cufft.ok() ? (*cufft)->version : 0), ", ",
       Describe("cuSPARSE", cusparse.status(), cusparse.ok() ? (*cusparse)->version : 0));
 }

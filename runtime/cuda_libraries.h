@@ -9,6 +9,7 @@
 #ifndef GPUC_RUNTIME_CUDA_LIBRARIES_H_
 #define GPUC_RUNTIME_CUDA_LIBRARIES_H_
 
+#include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cufft.h>
 #include <cusparse.h>
@@ -49,6 +50,27 @@ struct Cublas {
   GPUC_CUBLAS_FUNCTIONS(GPUC_LIBRARY_MEMBER)
   CublasGemmStridedBatchedEx cublasGemmStridedBatchedEx = nullptr;
   int version = 0;  // e.g. 130000
+};
+
+/// cuBLASLt, for GEMMs with an epilogue (bias, ReLU); optional beside cuBLAS.
+#define GPUC_CUBLASLT_FUNCTIONS(X)        \
+  X(cublasLtCreate)                       \
+  X(cublasLtDestroy)                      \
+  X(cublasLtGetVersion)                   \
+  X(cublasLtMatmulDescCreate)             \
+  X(cublasLtMatmulDescDestroy)            \
+  X(cublasLtMatmulDescSetAttribute)       \
+  X(cublasLtMatrixLayoutCreate)           \
+  X(cublasLtMatrixLayoutDestroy)          \
+  X(cublasLtMatmulPreferenceCreate)       \
+  X(cublasLtMatmulPreferenceDestroy)      \
+  X(cublasLtMatmulPreferenceSetAttribute) \
+  X(cublasLtMatmulAlgoGetHeuristic)       \
+  X(cublasLtMatmul)
+
+struct CublasLt {
+  GPUC_CUBLASLT_FUNCTIONS(GPUC_LIBRARY_MEMBER)
+  size_t version = 0;
 };
 
 #define GPUC_CUFFT_FUNCTIONS(X) \
@@ -97,6 +119,7 @@ struct Cusparse {
 /// The loaded library, or Unavailable with the one-line reason (not installed, an entry point
 /// missing, GPUC_VENDOR_LIBRARIES=0). Each is loaded once per process; thread-safe.
 absl::StatusOr<const Cublas*> GetCublas();
+absl::StatusOr<const CublasLt*> GetCublasLt();
 absl::StatusOr<const Cufft*> GetCufft();
 absl::StatusOr<const Cusparse*> GetCusparse();
 
@@ -105,7 +128,8 @@ absl::Status CublasStatus(cublasStatus_t status, absl::string_view call);
 absl::Status CufftStatus(cufftResult status, absl::string_view call);
 absl::Status CusparseStatus(cusparseStatus_t status, absl::string_view call);
 
-/// "cuBLAS 13.0.0, cuFFT 12.0.0, cuSPARSE 12.6.0" or each one's reason, for `gpuc --info`.
+/// "cuBLAS 13.0.0, cuBLASLt 13.0.0, cuFFT 12.0.0, cuSPARSE 12.6.0" or each one's reason,
+/// for `gpuc --info`.
 std::string DescribeCudaLibraries();
 
 }  // namespace gpuc::runtime

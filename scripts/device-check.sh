@@ -40,6 +40,9 @@ if [ "$mode" = tests ]; then
   done
 elif [ "$mode" = library ]; then
   timeout 240 "$bin/bench_gpu" --library $quick | tee "$out/library-bench.jsonl"
+  # The bias and ReLU as a kernel of their own instead of the GEMM's epilogue, side by side.
+  GPUC_BENCH_LABEL=gpuc-no-epilogues GPUC_GEMM_EPILOGUES=0 \
+    timeout 240 "$bin/bench_gpu" --library $quick | tee -a "$out/library-bench.jsonl"
   timeout 300 python3 bench/gpu/library_peers.py $quick | tee -a "$out/library-bench.jsonl"
   python3 bench/gpu/table.py "$out/library-bench.jsonl" | tee "$out/library-table.md"
 else

@@ -17,6 +17,8 @@ G = 2048 if QUICK else 4096
 SIGNAL = (1 << 20) if QUICK else (1 << 24)
 peers.BATCHES, peers.BATCH = (5, 3) if QUICK else (15, 10)
 GEMM_FLOPS = 2.0 * G ** 3
+SMALL = 512  # a layer small enough that the epilogue's saved pass and launch show
+SMALL_FLOPS = 2.0 * SMALL ** 3
 SIDE = 512 if QUICK else 2048
 
 
@@ -56,6 +58,10 @@ def run_cupy():
         x = a @ w + bias
         return x * cp.float32(0.5) * (cp.float32(1) + erf(x * cp.float32(0.7071067811865476)))
     report("cupy", "gemm_bias_gelu", t(lambda: gelu(a, w, bias)), GEMM_FLOPS)
+    report("cupy", "gemm_bias_relu", t(lambda: cp.maximum(a @ w + bias, cp.float32(0))), GEMM_FLOPS)
+    sa, sw, sb = u((SMALL, SMALL)), u((SMALL, SMALL)), u((SMALL,))
+    report("cupy", "gemm_bias_relu_small",
+           t(lambda: cp.maximum(sa @ sw + sb, cp.float32(0))), SMALL_FLOPS)
     x = cu((1024, 4096))
     report("cupy", "fft_c2c_1024x4096", t(lambda: cp.fft.fft(x, axis=1)))
     s = u(SIGNAL)
@@ -83,6 +89,11 @@ def run_torch():
     a, w, bias = u((G, G)), u((G, G)), u((G,))
     gelu = torch.compile(lambda a, w, b: torch.nn.functional.gelu(a @ w + b))
     report("torch.compile", "gemm_bias_gelu", t(lambda: gelu(a, w, bias)), GEMM_FLOPS)
+    relu = torch.compile(lambda a, w, b: torch.relu(a @ w + b))
+    report("torch.compile", "gemm_bias_relu", t(lambda: relu(a, w, bias)), GEMM_FLOPS)
+    sa, sw, sb = u((SMALL, SMALL)), u((SMALL, SMALL)), u((SMALL,))
+    relu_small = torch.compile(lambda a, w, b: torch.relu(a @ w + b))
+    report("torch.compile", "gemm_bias_relu_small", t(lambda: relu_small(sa, sw, sb)), SMALL_FLOPS)
     x = torch.complex(u((1024, 4096)), u((1024, 4096)))
     report("torch", "fft_c2c_1024x4096", t(lambda: torch.fft.fft(x, dim=1)))
     s, s2 = u(SIGNAL), u(SIGNAL)

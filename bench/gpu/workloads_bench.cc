@@ -281,6 +281,21 @@ void RunLibraryWorkloads(detail::GpuExecutor& gpu, bool quick) {
            "  %y = mul %h, %p : f32[G,G]\n  return %y\n}\n",
            {{"G", g}}),
        gemm_flops},
+      // relu(a @ w + b): one cuBLASLt GEMM with the RELU_BIAS epilogue (no kernel).
+      {"gemm_bias_relu",
+       sub("func @f(%a: f32[G,G], %w: f32[G,G], %b: f32[G]) -> (f32[G,G]) {\n"
+           "  %zero = constant {value = 0.0} : f32[]\n"
+           "  %m = matmul %a, %w : f32[G,G]\n  %x = add %m, %b : f32[G,G]\n"
+           "  %y = maximum %x, %zero : f32[G,G]\n  return %y\n}\n",
+           {{"G", g}}),
+       gemm_flops},
+      {"gemm_bias_relu_small",
+       sub("func @f(%a: f32[G,G], %w: f32[G,G], %b: f32[G]) -> (f32[G,G]) {\n"
+           "  %zero = constant {value = 0.0} : f32[]\n"
+           "  %m = matmul %a, %w : f32[G,G]\n  %x = add %m, %b : f32[G,G]\n"
+           "  %y = maximum %x, %zero : f32[G,G]\n  return %y\n}\n",
+           {{"G", 512}}),
+       2.0 * 512 * 512 * 512},
       {"fft_c2c_1024x4096",
        "func @f(%x: c64[1024,4096]) -> (c64[1024,4096]) {\n"
        "  %y = fft %x {axes = [1], inverse = false, norm = \"backward\"} : c64[1024,4096]\n"

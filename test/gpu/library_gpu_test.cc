@@ -15,6 +15,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "absl/strings/str_cat.h"
 #include "gpuc/gpuc.h"
 #include "ir/interpreter.h"
@@ -164,6 +166,68 @@ TEST(LibraryGpuTest, TransposedOperandsAreTransposeFlags) {
 )",
                     97);
   EXPECT_EQ(gpu.stats().kernel_launches, before.kernel_launches) << "a transpose ran as a kernel";
+}
+
+// The GPU executor folds a bias row and a ReLU after an f32/f64 GEMM into one cuBLASLt call
+// (passes/fuse_matmul_epilogue.cc): no kernel runs, and the result matches the interpreter's
+// unfused ops, NaN and infinities in the input included.
+void CheckEpilogue(detail::GpuExecutor& gpu, const std::string& text, uint64_t seed) {
+  SCOPED_TRACE(text);
+  ir::Graph graph = test::ParseVerified(text);
+  std::vector<ir::HostTensor> args = tool::RandomArguments(graph, seed);
+  if (args[0].dtype() == DType::kFloat32) {
+    float* x = reinterpret_cast<float*>(args[0].data());
+    x[0] = std::numeric_limits<float>::quiet_NaN();  // a NaN row through the ReLU
+    x[args[0].num_elements() - 1] = -std::numeric_limits<float>::infinity();
+  }
+  absl::StatusOr<std::vector<ir::HostTensor>> want = ir::Interpret(graph, args);
+  ASSERT_TRUE(want.ok()) << want.status();
+  absl::StatusOr<passes::PassManager> pipeline =
+      passes::BuildPipeline(passes::DefaultPipeline(), passes::PassManagerOptions{});
+  ASSERT_TRUE(pipeline.ok());
+  ASSERT_TRUE(pipeline->Run(graph).ok());
+  for (int run = 0; run < 2; ++run) {
+    const detail::GpuBackendStats before = gpu.stats();
+    absl::StatusOr<std::vector<ir::HostTensor>> got = RunOnGpu(gpu, graph, args);
+    ASSERT_TRUE(got.ok()) << got.status();
+    const detail::GpuBackendStats after = gpu.stats();
+    EXPECT_EQ(after.library_calls - before.library_calls, 1) << "run " << run;
+    EXPECT_EQ(after.kernel_launches, before.kernel_launches) << "the epilogue ran as a kernel";
+    EXPECT_EQ(after.library_steps, before.library_steps);
+    EXPECT_EQ(test::CompareTensors((*got)[0], (*want)[0], LibraryTolerance((*want)[0].dtype())), "")
+        << "run " << run;
+  }
+}
+
+TEST(LibraryGpuTest, BiasAndReluRideInTheGemmEpilogue) {
+  GPUC_REQUIRE_GPU_LIBRARIES(gpu);
+  CheckEpilogue(gpu, R"(func @f(%x: f32[96,80], %w: f32[48,80], %b: f32[48]) -> (f32[96,48]) {
+  %wt = transpose %w {perm = [1, 0]} : f32[80,48]
+  %m = matmul %x, %wt : f32[96,48]
+  %s = add %m, %b : f32[96,48]
+  %zero = constant {value = 0.0} : f32[]
+  %r = maximum %s, %zero : f32[96,48]
+  return %r
+}
+)",
+                100);
+  CheckEpilogue(gpu, R"(func @f(%x: f64[33,65], %w: f64[65,17], %b: f64[17]) -> (f64[33,17]) {
+  %m = matmul %x, %w : f64[33,17]
+  %s = add %b, %m : f64[33,17]
+  return %s
+}
+)",
+                101);
+  CheckEpilogue(gpu, R"(func @f(%x: f32[40,30], %w: f32[40,20], %b: f32[20]) -> (f32[30,20]) {
+  %xt = transpose %x {perm = [1, 0]} : f32[30,40]
+  %m = matmul %xt, %w : f32[30,20]
+  %s = add %m, %b : f32[30,20]
+  %zero = constant {value = 0.0} : f32[]
+  %r = maximum %zero, %s : f32[30,20]
+  return %r
+}
+)",
+                102);
 }
 
 TEST(LibraryGpuTest, IntegerMatmulsRunOnTheHost) {

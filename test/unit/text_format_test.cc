@@ -87,6 +87,12 @@ NodeRef ExampleNode(OpCode op, std::vector<NodeRef>& params) {
       operands = {param(DType::kFloat32, {5}), param(DType::kInt32, {5}), param(DType::kInt32, {4}),
                   param(DType::kFloat32, {6})};
       break;
+    case OpCode::kMatmulBias:
+      operands = {param(DType::kFloat32, {4, 3}), param(DType::kFloat32, {2, 3}),
+                  param(DType::kFloat32, {2})};
+      attrs.Set("transpose_b", true);
+      attrs.Set("activation", std::string("relu"));
+      break;
     case OpCode::kTake:
       operands = {param(DType::kFloat32, {2, 3}), param(DType::kInt32, {4})};
       attrs.Set("axis", int64_t{1});
