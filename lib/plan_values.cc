@@ -4,6 +4,7 @@
 #include "ir/interpreter.h"
 #include "lib/host_blas.h"
 #include "lib/host_fft.h"
+#include "lib/host_sparse.h"
 
 namespace gpuc::detail {
 
@@ -27,14 +28,15 @@ absl::Status InterpretFusedKernel(const passes::FusedKernel& kernel,
       auto it = local.find(op.get());
       operands.push_back(it != local.end() ? &it->second : &values.at(op.get()));
     }
-    // GEMMs through the CPU BLAS, FFTs in O(n log n); everything else (and matmuls of other
-    // dtypes) through the interpreter's definitions.
+    // GEMMs through the CPU BLAS, FFTs in O(n log n), CSR products as a typed loop; everything
+    // else (and matmuls and products of other dtypes) through the interpreter's definitions.
     absl::StatusOr<ir::HostTensor> value =
         HostBlasHandles(*m)           ? HostMatmul(*m, *operands[0], *operands[1])
         : m->op() == ir::OpCode::kFft ? HostFft(*m, *operands[0])
         : m->op() == ir::OpCode::kMatmulBias
             ? HostMatmulBias(*m, *operands[0], *operands[1], *operands[2])
-            : ir::InterpretNode(*m, operands);
+        : HostSparseHandles(*m) ? HostSpmv(*m, operands)
+                                : ir::InterpretNode(*m, operands);
     if (!value.ok()) return value.status();
     local[m.get()] = *std::move(value);
   }

@@ -12,6 +12,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "lib/host_blas.h"
+#include "lib/host_executor.h"
+#include "lib/host_sparse.h"
 #include "test/unit/host_check.h"
 
 namespace gpuc {
@@ -114,6 +116,83 @@ TEST(HostBlasTest, TransposesFeedingAMatmulBecomeFlags) {
 }
 )";
   test::ExpectHostMatchesInterpreter(text, 31, "rel1e-5");
+}
+
+/// A `rows` x `cols` CSR structure with about `per_row` sorted columns a row (some rows
+/// empty), its values of `dtype`, the indices of `index`, and x of [cols] or [cols, k].
+std::vector<ir::HostTensor> RandomProduct(int64_t rows, int64_t cols, int64_t k, DType dtype,
+                                          DType index, uint64_t seed) {
+  std::vector<double> offsets = {0}, columns, values, x;
+  uint64_t state = seed * 0x9E3779B97F4A7C15ull + 7;
+  auto next = [&] {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return state;
+  };
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t c = 0; c < cols; ++c) {
+      if (next() % cols < 3) columns.push_back(static_cast<double>(c));
+    }
+    offsets.push_back(static_cast<double>(columns.size()));
+  }
+  for (size_t i = 0; i < columns.size(); ++i) values.push_back((next() % 2001) / 1000.0 - 1);
+  for (int64_t i = 0; i < cols * std::max<int64_t>(k, 1); ++i) {
+    x.push_back((next() % 2001) / 1000.0 - 1);
+  }
+  std::vector<int64_t> x_shape = {cols};
+  if (k > 0) x_shape.push_back(k);
+  return {test::MakeTensor(dtype, values), test::MakeTensor(index, columns),
+          test::MakeTensor(index, offsets), test::MakeTensor(dtype, x, x_shape)};
+}
+
+std::string SpmvText(const std::vector<ir::HostTensor>& args, int64_t rows, int64_t k) {
+  const std::string t(ir::DTypeName(args[0].dtype())), i(ir::DTypeName(args[1].dtype()));
+  const std::string y =
+      k > 0 ? absl::StrCat(t, "[", rows, ",", k, "]") : absl::StrCat(t, "[", rows, "]");
+  return absl::StrCat("func @f(%v: ", args[0].type().ToString(),
+                      ", %c: ", args[1].type().ToString(), ", %o: ", args[2].type().ToString(),
+                      ", %x: ", args[3].type().ToString(), ") -> (", y,
+                      ") {\n  %y = spmv %v, %c, %o, %x : ", y, "\n  return %y\n}\n");
+}
+
+// The typed CSR loop (lib/host_sparse.h) against the interpreter's: vectors and matrices of
+// right-hand sides, every floating and complex dtype, i32 and i64 indices.
+TEST(HostSparseTest, TheTypedCsrLoopAgreesWithTheInterpreter) {
+  int seed = 40;
+  for (DType dtype : {DType::kFloat32, DType::kFloat64, DType::kComplex64, DType::kComplex128}) {
+    for (DType index : {DType::kInt32, DType::kInt64}) {
+      for (int64_t k : {0, 1, 4}) {
+        const std::vector<ir::HostTensor> args = RandomProduct(30, 20, k, dtype, index, ++seed);
+        const std::string text = SpmvText(args, 30, k);
+        SCOPED_TRACE(text);
+        const ir::Graph graph = test::ParseVerified(text);
+        EXPECT_TRUE(detail::HostSparseHandles(*graph.results[0]));
+        test::ExpectHostMatchesInterpreter(graph, args, GemmTolerance(dtype));
+      }
+    }
+  }
+}
+
+// A malformed structure is the same error from the typed loop as from the interpreter.
+TEST(HostSparseTest, MalformedStructuresAreErrorsNotReads) {
+  std::vector<ir::HostTensor> args = RandomProduct(6, 5, 0, DType::kFloat32, DType::kInt32, 3);
+  ASSERT_GT(args[1].num_elements(), 0);
+  reinterpret_cast<int32_t*>(args[1].data())[0] = 99;  // a column past the end
+  const ir::Graph graph = test::ParseVerified(SpmvText(args, 6, 0));
+  absl::StatusOr<std::vector<ir::HostTensor>> got = detail::HostExecutor::Get().Run(graph, args);
+  ASSERT_FALSE(got.ok());
+  EXPECT_NE(got.status().message().find("column index 99 at position 0 is outside [0, 5)"),
+            std::string::npos)
+      << got.status();
+  std::vector<ir::HostTensor> bad = RandomProduct(6, 5, 0, DType::kFloat64, DType::kInt64, 4);
+  reinterpret_cast<int64_t*>(bad[2].data())[3] = -1;  // offsets that fall
+  absl::StatusOr<std::vector<ir::HostTensor>> fell =
+      detail::HostExecutor::Get().Run(test::ParseVerified(SpmvText(bad, 6, 0)), bad);
+  ASSERT_FALSE(fell.ok());
+  EXPECT_NE(fell.status().message().find("row_offsets must start at 0 and rise to nnz"),
+            std::string::npos)
+      << fell.status();
 }
 
 TEST(HostBlasTest, OtherDtypesKeepTheInterpretersDefinition) {
