@@ -15,7 +15,9 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <limits>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "gpuc/gpuc.h"
@@ -63,12 +65,17 @@ std::string LibraryTolerance(DType dtype) {
 using test::RunOnGpu;
 
 /// Runs `text` (one library node and its operands) on the GPU twice and on the interpreter,
-/// and expects `calls` vendor calls per run and no host library step.
+/// and expects `calls` vendor calls per run and no host library step. `plant` edits the
+/// random arguments first (NaN, infinities); `kernels`, when given, is how many generated
+/// kernels a run may launch.
 void CheckLibraryGraph(detail::GpuExecutor& gpu, const std::string& text, uint64_t seed,
-                       int64_t calls = 1) {
+                       int64_t calls = 1,
+                       const std::function<void(std::vector<ir::HostTensor>&)>& plant = nullptr,
+                       std::optional<int64_t> kernels = std::nullopt) {
   SCOPED_TRACE(text);
   ir::Graph graph = test::ParseVerified(text);
-  const std::vector<ir::HostTensor> args = tool::RandomArguments(graph, seed);
+  std::vector<ir::HostTensor> args = tool::RandomArguments(graph, seed);
+  if (plant) plant(args);
   absl::StatusOr<std::vector<ir::HostTensor>> want = ir::Interpret(graph, args);
   ASSERT_TRUE(want.ok()) << want.status();
   absl::StatusOr<passes::PassManager> pipeline =
@@ -82,6 +89,7 @@ void CheckLibraryGraph(detail::GpuExecutor& gpu, const std::string& text, uint64
     const detail::GpuBackendStats after = gpu.stats();
     EXPECT_EQ(after.library_calls - before.library_calls, calls) << "run " << run;
     EXPECT_EQ(after.library_steps, before.library_steps) << "a library step ran on the host";
+    if (kernels) EXPECT_EQ(after.kernel_launches - before.kernel_launches, *kernels);
     ASSERT_EQ(got->size(), want->size());
     for (size_t r = 0; r < want->size(); ++r) {
       EXPECT_EQ(test::CompareTensors((*got)[r], (*want)[r], LibraryTolerance((*want)[r].dtype())),
@@ -156,7 +164,6 @@ TEST(LibraryGpuTest, TransposedOperandsAreTransposeFlags) {
   CheckMatmul(gpu, "f64[2,1,6,4]", "f64[3,2,6]", "f64[2,3,4,2]", 95,
               "transpose_a = true, transpose_b = true");
   CheckMatmul(gpu, "f32[3,16,8]", "f32[3,12,8]", "f32[3,16,12]", 96, "transpose_b = true");
-  const detail::GpuBackendStats before = gpu.stats();
   CheckLibraryGraph(gpu, R"(func @f(%a: f32[50,70], %b: f32[30,50]) -> (f32[70,30]) {
   %at = transpose %a {perm = [1, 0]} : f32[70,50]
   %bt = transpose %b {perm = [1, 0]} : f32[50,30]
@@ -164,39 +171,20 @@ TEST(LibraryGpuTest, TransposedOperandsAreTransposeFlags) {
   return %c
 }
 )",
-                    97);
-  EXPECT_EQ(gpu.stats().kernel_launches, before.kernel_launches) << "a transpose ran as a kernel";
+                    97, 1, nullptr, 0);  // the transposes are flags, not kernels
 }
 
 // The GPU executor folds a bias row and a ReLU after an f32/f64 GEMM into one cuBLASLt call
 // (passes/fuse_matmul_epilogue.cc): no kernel runs, and the result matches the interpreter's
 // unfused ops, NaN and infinities in the input included.
 void CheckEpilogue(detail::GpuExecutor& gpu, const std::string& text, uint64_t seed) {
-  SCOPED_TRACE(text);
-  ir::Graph graph = test::ParseVerified(text);
-  std::vector<ir::HostTensor> args = tool::RandomArguments(graph, seed);
-  if (args[0].dtype() == DType::kFloat32) {
+  auto plant = [](std::vector<ir::HostTensor>& args) {
+    if (args[0].dtype() != DType::kFloat32) return;
     float* x = reinterpret_cast<float*>(args[0].data());
     x[0] = std::numeric_limits<float>::quiet_NaN();  // a NaN row through the ReLU
     x[args[0].num_elements() - 1] = -std::numeric_limits<float>::infinity();
-  }
-  absl::StatusOr<std::vector<ir::HostTensor>> want = ir::Interpret(graph, args);
-  ASSERT_TRUE(want.ok()) << want.status();
-  absl::StatusOr<passes::PassManager> pipeline =
-      passes::BuildPipeline(passes::DefaultPipeline(), passes::PassManagerOptions{});
-  ASSERT_TRUE(pipeline.ok());
-  ASSERT_TRUE(pipeline->Run(graph).ok());
-  for (int run = 0; run < 2; ++run) {
-    const detail::GpuBackendStats before = gpu.stats();
-    absl::StatusOr<std::vector<ir::HostTensor>> got = RunOnGpu(gpu, graph, args);
-    ASSERT_TRUE(got.ok()) << got.status();
-    const detail::GpuBackendStats after = gpu.stats();
-    EXPECT_EQ(after.library_calls - before.library_calls, 1) << "run " << run;
-    EXPECT_EQ(after.kernel_launches, before.kernel_launches) << "the epilogue ran as a kernel";
-    EXPECT_EQ(after.library_steps, before.library_steps);
-    EXPECT_EQ(test::CompareTensors((*got)[0], (*want)[0], LibraryTolerance((*want)[0].dtype())), "")
-        << "run " << run;
-  }
+  };
+  CheckLibraryGraph(gpu, text, seed, 1, plant, 0);  // one cuBLASLt call, no kernel
 }
 
 TEST(LibraryGpuTest, BiasAndReluRideInTheGemmEpilogue) {
@@ -401,34 +389,10 @@ TEST(LibraryGpuTest, ApiFftConvolutionRunsAsVendorCalls) {
   }
 }
 
-/// A random `rows` x `cols` CSR structure (about `per_row` sorted, distinct columns a row, some
-/// rows empty) as .gir-ready host tensors of `index` dtype, and values of `dtype`.
-std::vector<ir::HostTensor> RandomCsr(int64_t rows, int64_t cols, int per_row, DType dtype,
-                                      DType index, uint64_t seed) {
-  std::vector<double> offsets = {0}, columns;
-  uint64_t state = seed * 0x9E3779B97F4A7C15ull + 1;
-  auto next = [&] {
-    state ^= state << 13;
-    state ^= state >> 7;
-    state ^= state << 17;
-    return state;
-  };
-  for (int64_t r = 0; r < rows; ++r) {
-    for (int64_t c = 0; c < cols; ++c) {
-      if (static_cast<int64_t>(next() % cols) < per_row) columns.push_back(static_cast<double>(c));
-    }
-    offsets.push_back(static_cast<double>(columns.size()));
-  }
-  std::vector<double> values(columns.size());
-  for (double& v : values) v = static_cast<double>(next() % 2001) / 1000.0 - 1.0;
-  return {test::MakeTensor(dtype, values), test::MakeTensor(index, columns),
-          test::MakeTensor(index, offsets)};
-}
-
 /// `k` > 0: x is a [cols, k] matrix (an SpMM on the GPU).
 void CheckSpmv(detail::GpuExecutor& gpu, int64_t rows, int64_t cols, DType dtype, DType index,
                bool validated, uint64_t seed, int64_t k = 0) {
-  std::vector<ir::HostTensor> args = RandomCsr(rows, cols, 4, dtype, index, seed);
+  std::vector<ir::HostTensor> args = test::RandomCsr(rows, cols, 4, dtype, index, seed);
   const int64_t nnz = args[0].num_elements();
   const std::string t(ir::DTypeName(dtype)), i(ir::DTypeName(index));
   const std::string columns = k > 0 ? absl::StrCat(",", k) : "";

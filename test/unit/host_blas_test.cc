@@ -10,6 +10,9 @@
 //===----------------------------------------------------------------------===//
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include "absl/strings/str_cat.h"
 #include "lib/host_blas.h"
 #include "lib/host_executor.h"
@@ -118,32 +121,18 @@ TEST(HostBlasTest, TransposesFeedingAMatmulBecomeFlags) {
   test::ExpectHostMatchesInterpreter(text, 31, "rel1e-5");
 }
 
-/// A `rows` x `cols` CSR structure with about `per_row` sorted columns a row (some rows
-/// empty), its values of `dtype`, the indices of `index`, and x of [cols] or [cols, k].
+/// A random CSR product: test::RandomCsr's structure and x of [cols] or [cols, k].
 std::vector<ir::HostTensor> RandomProduct(int64_t rows, int64_t cols, int64_t k, DType dtype,
                                           DType index, uint64_t seed) {
-  std::vector<double> offsets = {0}, columns, values, x;
-  uint64_t state = seed * 0x9E3779B97F4A7C15ull + 7;
-  auto next = [&] {
-    state ^= state << 13;
-    state ^= state >> 7;
-    state ^= state << 17;
-    return state;
-  };
-  for (int64_t r = 0; r < rows; ++r) {
-    for (int64_t c = 0; c < cols; ++c) {
-      if (next() % cols < 3) columns.push_back(static_cast<double>(c));
-    }
-    offsets.push_back(static_cast<double>(columns.size()));
-  }
-  for (size_t i = 0; i < columns.size(); ++i) values.push_back((next() % 2001) / 1000.0 - 1);
+  std::vector<ir::HostTensor> args = test::RandomCsr(rows, cols, 3, dtype, index, seed);
+  std::vector<double> x;
   for (int64_t i = 0; i < cols * std::max<int64_t>(k, 1); ++i) {
-    x.push_back((next() % 2001) / 1000.0 - 1);
+    x.push_back(std::sin(0.37 * static_cast<double>(i + seed)));
   }
   std::vector<int64_t> x_shape = {cols};
   if (k > 0) x_shape.push_back(k);
-  return {test::MakeTensor(dtype, values), test::MakeTensor(index, columns),
-          test::MakeTensor(index, offsets), test::MakeTensor(dtype, x, x_shape)};
+  args.push_back(test::MakeTensor(dtype, x, x_shape));
+  return args;
 }
 
 std::string SpmvText(const std::vector<ir::HostTensor>& args, int64_t rows, int64_t k) {

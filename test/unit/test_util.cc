@@ -187,4 +187,25 @@ std::string DifferentialTolerance(const ir::Graph& graph, ir::DType dtype) {
   return DifferentialTolerance(dtype);
 }
 
+std::vector<ir::HostTensor> RandomCsr(int64_t rows, int64_t cols, int per_row, ir::DType dtype,
+                                      ir::DType index, uint64_t seed) {
+  std::vector<double> offsets = {0}, columns;
+  uint64_t state = seed * 0x9E3779B97F4A7C15ull + 1;
+  auto next = [&] {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return state;
+  };
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t c = 0; c < cols; ++c) {
+      if (static_cast<int64_t>(next() % cols) < per_row) columns.push_back(static_cast<double>(c));
+    }
+    offsets.push_back(static_cast<double>(columns.size()));
+  }
+  std::vector<double> values(columns.size());
+  for (double& v : values) v = static_cast<double>(next() % 2001) / 1000.0 - 1.0;
+  return {MakeTensor(dtype, values), MakeTensor(index, columns), MakeTensor(index, offsets)};
+}
+
 }  // namespace gpuc::test

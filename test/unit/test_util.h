@@ -33,6 +33,12 @@ ir::HostTensor TensorFromJson(const nlohmann::json& json);
 ir::HostTensor MakeTensor(ir::DType dtype, const std::vector<double>& values,
                           std::optional<std::vector<int64_t>> shape = std::nullopt);
 
+/// A random `rows` x `cols` CSR structure (about `per_row` sorted, distinct columns a row,
+/// some rows empty) as .gir-ready host tensors: values of `dtype` in [-1, 1], column indices
+/// and row offsets of `index`.
+std::vector<ir::HostTensor> RandomCsr(int64_t rows, int64_t cols, int per_row, ir::DType dtype,
+                                      ir::DType index, uint64_t seed);
+
 /// How many random graphs a differential suite checks: GPUC_DIFFERENTIAL_GRAPHS, else 300.
 int DifferentialGraphCount();
 
