@@ -8,7 +8,7 @@
 //
 // matmul_bias(a, b, bias) {transpose_a, transpose_b, activation} is what the GPU lowering's
 // epilogue fusion (passes/fuse_matmul_epilogue.cc) makes of `maximum(matmul(a, b) + bias, 0)`
-// or `matmul(a, b) + bias`: a and b f32 or f64 matrices, bias [n] of their dtype, each
+// or `matmul(a, b) + bias`: f32 or f64 a [..., m, k] and b [k, n], bias [n] of their dtype, each
 // element the same bits as the unfused ops (the add and the maximum in the dtype, NaN
 // propagating), so the interpreter and the host compute it as those ops.
 //

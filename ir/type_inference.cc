@@ -437,11 +437,11 @@ absl::StatusOr<TensorType> InferLibrary(OpCode op, absl::Span<const TensorType> 
       const TensorType& a = operands[0];
       const TensorType& b = operands[1];
       const TensorType& bias = operands[2];
-      if (a.shape.rank() != 2 || b.shape.rank() != 2 || bias.shape.rank() != 1 ||
+      if (a.shape.rank() < 2 || b.shape.rank() != 2 || bias.shape.rank() != 1 ||
           a.dtype != b.dtype || bias.dtype != a.dtype ||
           (a.dtype != DType::kFloat32 && a.dtype != DType::kFloat64)) {
-        return OpError(op, absl::StrCat("expects f32 or f64 matrices and a bias vector of their "
-                                        "dtype; got ",
+        return OpError(op, absl::StrCat("expects f32 or f64 a [..., m, k] and b [k, n] and a bias "
+                                        "vector of their dtype; got ",
                                         TypeList(operands)));
       }
       if (absl::StatusOr<MatmulActivation> act = ReadMatmulActivation(attrs); !act.ok()) {
@@ -449,9 +449,10 @@ absl::StatusOr<TensorType> InferLibrary(OpCode op, absl::Span<const TensorType> 
       }
       absl::StatusOr<TensorType> product = InferMatmul(op, operands.subspan(0, 2), attrs);
       if (!product.ok()) return product.status();
-      if (bias.shape[0] != product->shape[1]) {
-        return OpError(op, absl::StrCat("bias ", bias.ToString(), " does not match the ",
-                                        product->shape[1], " columns of the product"));
+      const int64_t columns = product->shape[product->shape.rank() - 1];
+      if (bias.shape[0] != columns) {
+        return OpError(op, absl::StrCat("bias ", bias.ToString(), " does not match the ", columns,
+                                        " columns of the product"));
       }
       return product;
     }

@@ -119,13 +119,17 @@ absl::StatusOr<GemmShape> PlanMatmulBias(const ir::Node& node) {
   if (!g.ok()) return g.status();
   // An empty sum would leave the epilogue alone to write the result; the host does that.
   if (g->k == 0) return absl::UnimplementedError("an empty product (k = 0)");
+  if (g->batch != 1 || g->per_batch_loop) {
+    return absl::UnimplementedError("a batched GEMM with an epilogue (one 2-D GEMM only)");
+  }
   return g;
 }
 
 std::string DescribeMatmulBias(const ir::Node& node, const GemmShape& g) {
   const bool relu = ir::ReadMatmulActivation(node.attrs()).value_or(ir::MatmulActivation::kNone) ==
                     ir::MatmulActivation::kRelu;
-  return absl::StrCat("cublaslt gemm m=", g.m, " n=", g.n, " k=", g.k, g.transpose_a ? " a^T" : "",
+  return absl::StrCat("cublaslt gemm m=", g.m, " n=", g.n, " k=", g.k,
+                      g.folded ? " (batches folded into m)" : "", g.transpose_a ? " a^T" : "",
                       g.transpose_b ? " b^T" : "", " epilogue=", relu ? "relu_bias" : "bias", " ",
                       ir::DTypeName(node.dtype()));
 }

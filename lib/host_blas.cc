@@ -147,7 +147,7 @@ absl::StatusOr<HostTensor> HostMatmulBias(const ir::Node& node, const HostTensor
   if (!product.ok()) return product.status();
   const bool relu = ir::ReadMatmulActivation(node.attrs()).value_or(ir::MatmulActivation::kNone) ==
                     ir::MatmulActivation::kRelu;
-  const int64_t cols = node.shape()[1];
+  const int64_t cols = node.shape()[node.shape().rank() - 1];
   if (node.dtype() == DType::kFloat32) {
     AddBiasAndActivate<float>(*product, bias, cols, relu);
   } else {

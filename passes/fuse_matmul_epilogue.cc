@@ -5,7 +5,8 @@
 // BIAS or RELU_BIAS epilogue: the bias and the activation are applied as the GEMM writes its
 // tile, instead of a kernel reading and writing the product again. Only where that is bit-exact:
 // f32 and f64 (the GEMM accumulates in the dtype, so adding the bias to the accumulator rounds
-// as the separate add does; f16/bf16 would round twice apart and once fused), 2-D operands,
+// as the separate add does; f16/bf16 would round twice apart and once fused), one 2-D GEMM
+// (matrices, or a [..., m, k] stack against a [k, n] matrix: a dense layer over a batch),
 // a product and a sum nothing else reads. The GPU executor runs this pass on its own copy of
 // a graph; the host's BLAS has no epilogue, so the default pipeline leaves the ops apart.
 //
@@ -33,6 +34,14 @@ NodeRef BiasRow(const NodeRef& n, DType dtype, int64_t cols) {
   const NodeRef& row = n->op() == OpCode::kBroadcastTo ? n->operands()[0] : n;
   if (row->dtype() != dtype || row->shape().rank() != 1 || row->shape()[0] != cols) return nullptr;
   return row;
+}
+
+/// Whether `product` is one 2-D GEMM: matrices, or a stack of untransposed matrices against
+/// one matrix (the stack's rows are the GEMM's m), which is what one cuBLASLt call takes.
+bool IsOneGemm(const Node& product) {
+  const int rank_a = product.operand(0).shape().rank();
+  if (product.operand(1).shape().rank() != 2 || rank_a < 2) return false;
+  return rank_a == 2 || !ir::TransposesOf(product).a;
 }
 
 bool IsZero(const Node& n) {
@@ -72,12 +81,11 @@ class FuseMatmulEpilogue final : public Pass {
       for (int side = 0; side < 2; ++side) {
         const NodeRef& product = current->operands()[side];
         if (product->op() != OpCode::kMatmul || product->type() != current->type() ||
-            product->shape().rank() != 2 || product->operand(0).shape().rank() != 2 ||
-            product->operand(1).shape().rank() != 2 ||
-            !ReadOnce(uses, original.operands()[side].get())) {
+            !IsOneGemm(*product) || !ReadOnce(uses, original.operands()[side].get())) {
           continue;
         }
-        NodeRef bias = BiasRow(current->operands()[1 - side], dtype, product->shape()[1]);
+        NodeRef bias = BiasRow(current->operands()[1 - side], dtype,
+                               product->shape()[product->shape().rank() - 1]);
         if (!bias) continue;
         return Node::Create(OpCode::kMatmulBias, current->type(),
                             {product->operands()[0], product->operands()[1], bias},

@@ -199,6 +199,16 @@ TEST(LibraryGpuTest, BiasAndReluRideInTheGemmEpilogue) {
 }
 )",
                 100);
+  // A dense layer over a batch of sequences: one GEMM of 4 * 25 rows.
+  CheckEpilogue(gpu, R"(func @f(%x: f32[4,25,40], %w: f32[40,24], %b: f32[24]) -> (f32[4,25,24]) {
+  %m = matmul %x, %w : f32[4,25,24]
+  %s = add %m, %b : f32[4,25,24]
+  %zero = constant {value = 0.0} : f32[]
+  %r = maximum %s, %zero : f32[4,25,24]
+  return %r
+}
+)",
+                103);
   CheckEpilogue(gpu, R"(func @f(%x: f64[33,65], %w: f64[65,17], %b: f64[17]) -> (f64[33,17]) {
   %m = matmul %x, %w : f64[33,17]
   %s = add %b, %m : f64[33,17]

@@ -72,6 +72,16 @@ TEST(MatmulEpilogue, BiasAndReluBecomeOneNodeWithTheSameBits) {
 }
 )",
               1, 1);
+  // A dense layer over a batch: a [2, 9, 7] stack against one matrix is one GEMM of 18 rows.
+  CheckFusion(R"(func @f(%x: f32[2,9,7], %w: f32[7,5], %b: f32[5]) -> (f32[2,9,5]) {
+  %m = matmul %x, %w : f32[2,9,5]
+  %s = add %m, %b : f32[2,9,5]
+  %zero = constant {value = 0.0} : f32[]
+  %r = maximum %s, %zero : f32[2,9,5]
+  return %r
+}
+)",
+              1, 9);
   // The bias on the left and through an explicit broadcast; f64; no activation.
   CheckFusion(R"(func @f(%x: f64[4,6], %w: f64[6,3], %b: f64[3]) -> (f64[4,3]) {
   %m = matmul %x, %w : f64[4,3]
@@ -103,16 +113,19 @@ TEST(MatmulEpilogue, OnlyWhatIsExactAndReadOnceFuses) {
 }
 )",
               1, 4);
-  // A bias that is a matrix, a half-precision product (two roundings apart), a batched one.
+  // A bias that is a matrix, a half-precision product (two roundings apart), a stack read
+  // transposed (not one GEMM), a batched right operand.
   CheckFusion(
-      R"(func @f(%x: f32[4,6], %w: f32[6,3], %c: f32[4,3], %h: f16[4,6], %hw: f16[6,3], %hb: f16[3], %bx: f32[2,4,6], %bb: f32[3]) -> (f32[4,3], f16[4,3], f32[2,4,3]) {
+      R"(func @f(%x: f32[4,6], %w: f32[6,3], %c: f32[4,3], %h: f16[4,6], %hw: f16[6,3], %hb: f16[3], %bx: f32[2,6,4], %bb: f32[3], %bw: f32[2,6,3]) -> (f32[4,3], f16[4,3], f32[2,4,3], f32[2,4,3]) {
   %m = matmul %x, %w : f32[4,3]
   %s = add %m, %c : f32[4,3]
   %hm = matmul %h, %hw : f16[4,3]
   %hs = add %hm, %hb : f16[4,3]
-  %bm = matmul %bx, %w : f32[2,4,3]
+  %bm = matmul %bx, %w {transpose_a = true} : f32[2,4,3]
   %bs = add %bm, %bb : f32[2,4,3]
-  return %s, %hs, %bs
+  %xw = matmul %x, %bw : f32[2,4,3]
+  %xs = add %xw, %bb : f32[2,4,3]
+  return %s, %hs, %bs, %xs
 }
 )",
       0, 5);
