@@ -474,17 +474,18 @@ absl::Status GpuExecutor::Impl::RunOnHost(
   return absl::OkStatus();
 }
 
+absl::Status ApplyGpuLowering(ir::Graph& graph) {
+  if (!GemmEpiloguesEnabled()) return absl::OkStatus();
+  passes::PassContext context;
+  absl::StatusOr<bool> fused = passes::CreateFuseMatmulEpilogue()->Run(graph, context);
+  return fused.status();
+}
+
 absl::StatusOr<std::shared_ptr<const GpuPlan>> GpuExecutor::Prepare(
     const ir::Graph& graph, const passes::FusionBudgets& budgets) {
   auto plan = std::make_shared<GpuPlan>();
-  // The GPU's own lowering before fusion: a bias row and a ReLU after an f32/f64 GEMM become
-  // the GEMM's cuBLASLt epilogue (bit-exact; passes/fuse_matmul_epilogue.cc).
   ir::Graph lowered = graph;
-  if (GemmEpiloguesEnabled()) {
-    passes::PassContext context;
-    absl::StatusOr<bool> fused = passes::CreateFuseMatmulEpilogue()->Run(lowered, context);
-    if (!fused.ok()) return fused.status();
-  }
+  if (absl::Status s = ApplyGpuLowering(lowered); !s.ok()) return s;
   plan->Schedule(lowered, budgets);
   for (const passes::FusedKernel& kernel : plan->fusion.kernels) {
     GpuPlanStep step;

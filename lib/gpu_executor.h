@@ -72,6 +72,11 @@ struct GpuBackendStats {
 
 struct GpuPlan;
 
+/// The GPU's own graph lowering, run by Prepare before fusion (and by `gpuc --target=gpu`
+/// for the stages it prints): a bias row and a ReLU after an f32/f64 GEMM become its
+/// cuBLASLt epilogue (passes/fuse_matmul_epilogue.cc) unless GPUC_GEMM_EPILOGUES=0.
+absl::Status ApplyGpuLowering(ir::Graph& graph);
+
 class GpuExecutor {
  public:
   /// The executor of the default CUDA device, or Unavailable saying why there is none.

@@ -364,6 +364,11 @@ absl::Status Main(const Options& options) {
     }
     if (options.time_passes) std::cerr << pipeline->TimingReport();
   }
+  // The stages a GPU runs are the ones after its own lowering (the executor applies it when
+  // it prepares a plan, so --run needs nothing here).
+  if (fuses && (options.target == "gpu" || options.emit == "gpu-llvm" || options.emit == "ptx")) {
+    if (absl::Status s = detail::ApplyGpuLowering(optimized); !s.ok()) return s;
+  }
   if (options.emit == "ir") {
     if (absl::Status s = WriteOutput(options, ir::Print(*graph)); !s.ok()) return s;
   } else if (options.emit == "json") {

@@ -38,7 +38,9 @@ Reads a gpuc IR function and dumps a stage or runs it.
   --seed=N              seed for --inputs=random (default 0)
   --target=host|gpu|interp
                         where --run executes: compiled for this CPU through LLVM (default),
-                        on the GPU (cuda:0, or GPUC_DEVICE's), or the reference interpreter
+                        on the GPU (cuda:0, or GPUC_DEVICE's), or the reference interpreter;
+                        with gpu, --emit=fused|plan and --explain-fusion show the GPU's graph
+                        (after its lowering: bias and ReLU into the GEMM's epilogue)
   --stats               after --run, how each kernel was obtained (compiled, disk cache,
                         memory) and ran
   --cache=stats|prune|clear
