@@ -595,7 +595,8 @@ absl::StatusOr<std::vector<DeviceTensor>> GpuExecutor::Run(const GpuPlan& plan,
   for (const GpuPlanStep& step : plan.steps) {
     // A value this step reads for the last time, and nobody holds, is the step's to destroy.
     auto last_read = [&](const ir::Node* n) {
-      return readers.at(n) == 1 && !plan.kept.contains(n);
+      auto it = readers.find(n);
+      return it != readers.end() && it->second == 1 && !plan.kept.contains(n);
     };
     absl::Status s = step.library
                          ? impl_->RunLibrary(stream, step, values, allocate,
