@@ -91,8 +91,7 @@ HostTensor MatmulBias(const Node& node, const HostTensor& a, const HostTensor& b
                       const HostTensor& bias) {
   HostTensor out = Matmul(node, a, b);
   const DType dtype = node.dtype();
-  const bool relu = ReadMatmulActivation(node.attrs()).value_or(MatmulActivation::kNone) ==
-                    MatmulActivation::kRelu;
+  const bool relu = AppliesRelu(node);
   const WideValue zero = ConvertTo(dtype, WideValue::Signed(0));
   const int64_t n = node.shape()[node.shape().rank() - 1];
   for (int64_t i = 0; i < out.num_elements(); ++i) {

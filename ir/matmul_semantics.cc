@@ -45,4 +45,9 @@ absl::StatusOr<MatmulActivation> ReadMatmulActivation(const Attributes& attrs) {
       absl::StrCat("activation must be none or relu, not '", *name, "'"));
 }
 
+bool AppliesRelu(const Node& matmul_bias) {
+  return ReadMatmulActivation(matmul_bias.attrs()).value_or(MatmulActivation::kNone) ==
+         MatmulActivation::kRelu;
+}
+
 }  // namespace gpuc::ir

@@ -44,6 +44,9 @@ enum class MatmulActivation : uint8_t { kNone, kRelu };
 /// matmul_bias's `activation` ("none", the default, or "relu"); an error naming the value.
 absl::StatusOr<MatmulActivation> ReadMatmulActivation(const Attributes& attrs);
 
+/// Whether a matmul_bias node that passed the verifier applies the ReLU.
+bool AppliesRelu(const Node& matmul_bias);
+
 }  // namespace gpuc::ir
 
 #endif  // GPUC_IR_MATMUL_SEMANTICS_H_

@@ -133,6 +133,21 @@ Term Diagonal(Term term, const std::function<void(const std::string&)>& fail) {
   return term;
 }
 
+/// `subscripts` without its "...", failing on anything else that is not a letter (`where`
+/// names the subscripts in the message).
+std::string LettersOf(const std::string& subscripts, const std::string& where,
+                      const std::function<void(const std::string&)>& fail) {
+  std::string letters = subscripts;
+  if (const size_t dots = letters.find("..."); dots != std::string::npos) letters.erase(dots, 3);
+  for (char c : letters) {
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))) {
+      fail(absl::StrCat("'", std::string(1, c), "' in ", where,
+                        " is not a letter (or a whole '...')"));
+    }
+  }
+  return letters;
+}
+
 /// The label of broadcast ellipsis axis `position` (0 the outermost): below 'A', above ','.
 char EllipsisLabel(int64_t position) { return static_cast<char>('.' + 1 + position); }
 
@@ -163,14 +178,7 @@ Array einsum(const std::string& subscripts, const std::vector<Array>& operands,
   for (size_t t = 0; t < terms.size(); ++t) {
     const std::string& labels = terms[t];
     const size_t dots = labels.find("...");
-    std::string letters = labels;
-    if (dots != std::string::npos) letters.erase(dots, 3);
-    for (char c : letters) {
-      if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))) {
-        fail(absl::StrCat("'", std::string(1, c), "' in term '", labels,
-                          "' is not a letter (or a whole '...')"));
-      }
-    }
+    const std::string letters = LettersOf(labels, absl::StrCat("term '", labels, "'"), fail);
     const int64_t rank = operands[t].ndim(), named = static_cast<int64_t>(letters.size());
     if (dots == std::string::npos ? named != rank : named > rank) {
       fail(absl::StrCat("term '", labels, "' has ", named, " labels for operand ", t, " ",
@@ -243,14 +251,7 @@ Array einsum(const std::string& subscripts, const std::vector<Array>& operands,
   } else {
     std::string written = spec.substr(arrow + 2);
     const size_t dots = written.find("...");
-    std::string letters = written;
-    if (dots != std::string::npos) letters.erase(dots, 3);
-    for (char c : letters) {
-      if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))) {
-        fail(absl::StrCat("'", std::string(1, c), "' in the output '", written,
-                          "' is not a letter (or a whole '...')"));
-      }
-    }
+    LettersOf(written, absl::StrCat("the output '", written, "'"), fail);
     if (dots != std::string::npos) {
       written = written.substr(0, dots) + ellipsis_out + written.substr(dots + 3);
     } else {

@@ -2,12 +2,12 @@
 #include "gpuc/fft.h"
 
 #include <algorithm>
-#include <cmath>
 
 #include "absl/strings/str_cat.h"
 #include "gpuc/creation.h"
 #include "gpuc/elementwise.h"
 #include "gpuc/manipulation.h"
+#include "ir/fft_semantics.h"
 #include "lib/array_impl.h"
 #include "lib/gpu_fft.h"
 #include "lib/recorder.h"
@@ -108,9 +108,8 @@ Array Normalized(const Array& y, const std::vector<int64_t>& sizes, bool inverse
                  const std::string& norm) {
   double length = 1;
   for (int64_t size : sizes) length *= static_cast<double>(size);
-  if (norm == "ortho") return y * (1 / std::sqrt(length));
-  if ((norm == "forward") != inverse) return y * (1 / length);
-  return y;
+  const double scale = ir::FftNormScale(norm, inverse, length);
+  return scale == 1 ? y : y * scale;
 }
 
 /// The complex transform over `plan`: the input as complex, each axis resized, one fft node.

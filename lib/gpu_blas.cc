@@ -126,8 +126,7 @@ absl::StatusOr<GemmShape> PlanMatmulBias(const ir::Node& node) {
 }
 
 std::string DescribeMatmulBias(const ir::Node& node, const GemmShape& g) {
-  const bool relu = ir::ReadMatmulActivation(node.attrs()).value_or(ir::MatmulActivation::kNone) ==
-                    ir::MatmulActivation::kRelu;
+  const bool relu = ir::AppliesRelu(node);
   return absl::StrCat("cublaslt gemm m=", g.m, " n=", g.n, " k=", g.k,
                       g.folded ? " (batches folded into m)" : "", g.transpose_a ? " a^T" : "",
                       g.transpose_b ? " b^T" : "", " epilogue=", relu ? "relu_bias" : "bias", " ",
@@ -250,8 +249,7 @@ absl::Status GpuBlas::MatmulBias(runtime::CudaStream& stream, const ir::Node& no
   const double one_d = 1, zero_d = 0;
   const void* alpha = wide ? static_cast<const void*>(&one_d) : &one_f;
   const void* beta = wide ? static_cast<const void*>(&zero_d) : &zero_f;
-  const bool relu = ir::ReadMatmulActivation(node.attrs()).value_or(ir::MatmulActivation::kNone) ==
-                    ir::MatmulActivation::kRelu;
+  const bool relu = ir::AppliesRelu(node);
   std::lock_guard<std::mutex> lock(mutex_);
   if (absl::Status s = Bind(stream); !s.ok()) return s;
   if (!lt_) {

@@ -145,8 +145,7 @@ absl::StatusOr<HostTensor> HostMatmulBias(const ir::Node& node, const HostTensor
                                           const HostTensor& b, const HostTensor& bias) {
   absl::StatusOr<HostTensor> product = HostMatmul(node, a, b);
   if (!product.ok()) return product.status();
-  const bool relu = ir::ReadMatmulActivation(node.attrs()).value_or(ir::MatmulActivation::kNone) ==
-                    ir::MatmulActivation::kRelu;
+  const bool relu = ir::AppliesRelu(node);
   const int64_t cols = node.shape()[node.shape().rank() - 1];
   if (node.dtype() == DType::kFloat32) {
     AddBiasAndActivate<float>(*product, bias, cols, relu);

@@ -11,6 +11,8 @@
 // a graph; the host's BLAS has no epilogue, so the default pipeline leaves the ops apart.
 //
 //===----------------------------------------------------------------------===//
+#include <algorithm>
+
 #include "ir/matmul_semantics.h"
 #include "passes/constant_value.h"
 #include "passes/graph_rewriter.h"
@@ -57,6 +59,11 @@ class FuseMatmulEpilogue final : public Pass {
            "epilogue GEMM)";
   }
   absl::StatusOr<bool> Run(ir::Graph& graph, PassContext& context) override {
+    // Every GPU plan runs this pass: one without a matmul costs a scan, not a rewrite.
+    if (std::none_of(graph.nodes.begin(), graph.nodes.end(),
+                     [](const NodeRef& n) { return n->op() == OpCode::kMatmul; })) {
+      return false;
+    }
     const ir::UseLists uses(graph);
     bool changed = false;
     ir::Graph rewritten =

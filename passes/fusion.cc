@@ -269,8 +269,7 @@ std::string LibraryCallNote(const Node& n, const std::string& a, const std::stri
                           "after it (the GEMM runs without an epilogue)");
     }
     case ir::OpCode::kMatmulBias: {
-      const bool relu = ir::ReadMatmulActivation(n.attrs()).value_or(ir::MatmulActivation::kNone) ==
-                        ir::MatmulActivation::kRelu;
+      const bool relu = ir::AppliesRelu(n);
       return absl::StrCat("; it absorbed the bias ", b, relu ? " and the ReLU" : "",
                           " as its cuBLASLt epilogue (what else reads it fuses into the kernels "
                           "after it)");
