@@ -71,6 +71,11 @@ absl::StatusOr<DeviceTensor> Buffer::OnDevice(GpuExecutor& executor) const {
   return *device_;
 }
 
+void Buffer::DiscardHostCopy() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (device_) host_.reset();
+}
+
 ArrayImpl& ImplOf(const Array& a, const char* op) {
   if (!a.valid()) {
     ThrowInvalid(std::string(op) +

@@ -36,6 +36,9 @@ class Buffer : public ir::Binding {
   /// The values in device memory (copied in on first use).
   absl::StatusOr<DeviceTensor> OnDevice(GpuExecutor& executor) const;
   const ir::TensorType& type() const { return host_ ? host_->type() : device_->type; }
+  /// Forgets the host copy after a user kernel wrote the device copy (gpuc/raw_kernel.h);
+  /// the next host read downloads the new values.
+  void DiscardHostCopy() const;
 
  private:
   mutable std::mutex mutex_;

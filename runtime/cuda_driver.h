@@ -57,6 +57,9 @@ namespace gpuc::runtime {
   X(cuModuleUnload)                   \
   X(cuModuleGetFunction)              \
   X(cuFuncGetAttribute)               \
+  X(cuFuncSetAttribute)               \
+  X(cuFuncGetParamInfo)               \
+  X(cuModuleGetGlobal)                \
   X(cuLaunchKernel)                   \
   X(cuMemHostAlloc)                   \
   X(cuMemFreeHost)                    \

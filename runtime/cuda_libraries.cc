@@ -9,13 +9,10 @@
 #include "absl/strings/str_format.h"
 
 namespace gpuc::runtime {
-namespace {
-
-#define GPUC_STRINGIFY_EXPANDED(x) GPUC_STRINGIFY(x)
-#define GPUC_STRINGIFY(x) #x
 
 /// dlopen of the first soname that opens; RTLD_LOCAL keeps the library's symbols private.
-absl::StatusOr<void*> Open(absl::string_view what, std::initializer_list<const char*> sonames) {
+absl::StatusOr<void*> OpenCudaLibrary(absl::string_view what,
+                                       std::initializer_list<const char*> sonames) {
   if (const char* flag = std::getenv("GPUC_VENDOR_LIBRARIES");
       flag && absl::string_view(flag) == "0") {
     return absl::UnavailableError("GPUC_VENDOR_LIBRARIES=0 turns the vendor libraries off");
@@ -28,23 +25,17 @@ absl::StatusOr<void*> Open(absl::string_view what, std::initializer_list<const c
   return absl::UnavailableError(absl::StrCat("no ", what, ": ", errors));
 }
 
-#define GPUC_LIBRARY_LOOKUP(name)                                                             \
-  table.name =                                                                                \
-      reinterpret_cast<decltype(table.name)>(dlsym(*library, GPUC_STRINGIFY_EXPANDED(name))); \
-  if (table.name == nullptr) {                                                                \
-    return absl::UnavailableError(                                                            \
-        absl::StrCat(what, " lacks ", GPUC_STRINGIFY_EXPANDED(name), ": too old?"));          \
-  }
+namespace {
 
 int PackedVersion(int major, int minor, int patch) { return major * 10000 + minor * 100 + patch; }
 
 absl::StatusOr<Cublas> LoadCublas() {
   const absl::string_view what = "cuBLAS";
-  absl::StatusOr<void*> library = Open(what, {"libcublas.so.13", "libcublas.so.12"});
+  absl::StatusOr<void*> library = OpenCudaLibrary(what, {"libcublas.so.13", "libcublas.so.12"});
   if (!library.ok()) return library.status();
   Cublas table;
-  GPUC_CUBLAS_FUNCTIONS(GPUC_LIBRARY_LOOKUP)
-  GPUC_LIBRARY_LOOKUP(cublasGemmStridedBatchedEx)
+  GPUC_CUBLAS_FUNCTIONS(GPUC_CUDA_LIBRARY_LOOKUP)
+  GPUC_CUDA_LIBRARY_LOOKUP(cublasGemmStridedBatchedEx)
   int major = 0, minor = 0, patch = 0;
   table.cublasGetProperty(MAJOR_VERSION, &major);
   table.cublasGetProperty(MINOR_VERSION, &minor);
@@ -55,20 +46,20 @@ absl::StatusOr<Cublas> LoadCublas() {
 
 absl::StatusOr<CublasLt> LoadCublasLt() {
   const absl::string_view what = "cuBLASLt";
-  absl::StatusOr<void*> library = Open(what, {"libcublasLt.so.13", "libcublasLt.so.12"});
+  absl::StatusOr<void*> library = OpenCudaLibrary(what, {"libcublasLt.so.13", "libcublasLt.so.12"});
   if (!library.ok()) return library.status();
   CublasLt table;
-  GPUC_CUBLASLT_FUNCTIONS(GPUC_LIBRARY_LOOKUP)
+  GPUC_CUBLASLT_FUNCTIONS(GPUC_CUDA_LIBRARY_LOOKUP)
   table.version = table.cublasLtGetVersion();  // major * 10000 + minor * 100 + patch
   return table;
 }
 
 absl::StatusOr<Cufft> LoadCufft() {
   const absl::string_view what = "cuFFT";
-  absl::StatusOr<void*> library = Open(what, {"libcufft.so.12", "libcufft.so.11"});
+  absl::StatusOr<void*> library = OpenCudaLibrary(what, {"libcufft.so.12", "libcufft.so.11"});
   if (!library.ok()) return library.status();
   Cufft table;
-  GPUC_CUFFT_FUNCTIONS(GPUC_LIBRARY_LOOKUP)
+  GPUC_CUFFT_FUNCTIONS(GPUC_CUDA_LIBRARY_LOOKUP)
   int packed = 0;  // cuFFT packs major * 1000 + minor * 100 + patch
   table.cufftGetVersion(&packed);
   table.version = PackedVersion(packed / 1000, packed % 1000 / 100, packed % 100);
@@ -77,10 +68,10 @@ absl::StatusOr<Cufft> LoadCufft() {
 
 absl::StatusOr<Cusparse> LoadCusparse() {
   const absl::string_view what = "cuSPARSE";
-  absl::StatusOr<void*> library = Open(what, {"libcusparse.so.12", "libcusparse.so.11"});
+  absl::StatusOr<void*> library = OpenCudaLibrary(what, {"libcusparse.so.12", "libcusparse.so.11"});
   if (!library.ok()) return library.status();
   Cusparse table;
-  GPUC_CUSPARSE_FUNCTIONS(GPUC_LIBRARY_LOOKUP)
+  GPUC_CUSPARSE_FUNCTIONS(GPUC_CUDA_LIBRARY_LOOKUP)
   int major = 0, minor = 0, patch = 0;
   table.cusparseGetProperty(MAJOR_VERSION, &major);
   table.cusparseGetProperty(MINOR_VERSION, &minor);
@@ -88,8 +79,6 @@ absl::StatusOr<Cusparse> LoadCusparse() {
   table.version = PackedVersion(major, minor, patch);
   return table;
 }
-
-#undef GPUC_LIBRARY_LOOKUP
 
 /// Loaded once; a failure is remembered too, so every query gives the same reason.
 template <typename T>

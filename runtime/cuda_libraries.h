@@ -14,6 +14,7 @@
 #include <cufft.h>
 #include <cusparse.h>
 
+#include <initializer_list>
 #include <string>
 
 #include "absl/status/status.h"
@@ -115,6 +116,23 @@ struct Cusparse {
 #undef GPUC_LIBRARY_MEMBER
   int version = 0;
 };
+
+/// dlopen of the first of `sonames` that opens (RTLD_LOCAL), or Unavailable naming `what` and
+/// every dlerror; GPUC_VENDOR_LIBRARIES=0 makes every vendor library unavailable.
+absl::StatusOr<void*> OpenCudaLibrary(absl::string_view what,
+                                      std::initializer_list<const char*> sonames);
+
+/// Fills `table.name` from the dlopen handle `*library`, or returns Unavailable from the
+/// enclosing loader naming the library (`what`) and the missing entry point.
+#define GPUC_CUDA_LIBRARY_STRINGIFY_EXPANDED(x) GPUC_CUDA_LIBRARY_STRINGIFY(x)
+#define GPUC_CUDA_LIBRARY_STRINGIFY(x) #x
+#define GPUC_CUDA_LIBRARY_LOOKUP(name)                                                       \
+  table.name = reinterpret_cast<decltype(table.name)>(                                       \
+      dlsym(*library, GPUC_CUDA_LIBRARY_STRINGIFY_EXPANDED(name)));                          \
+  if (table.name == nullptr) {                                                               \
+    return absl::UnavailableError(absl::StrCat(                                              \
+        what, " lacks ", GPUC_CUDA_LIBRARY_STRINGIFY_EXPANDED(name), ": too old?"));         \
+  }
 
 /// The loaded library, or Unavailable with the one-line reason (not installed, an entry point
 /// missing, GPUC_VENDOR_LIBRARIES=0). Each is loaded once per process; thread-safe.

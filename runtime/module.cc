@@ -55,6 +55,20 @@ absl::StatusOr<CudaKernel> CudaModule::GetKernel(const std::string& name) const 
   return kernel;
 }
 
+absl::StatusOr<CudaGlobal> CudaModule::GetGlobal(const std::string& name) const {
+  CudaGlobal global;
+  CUdeviceptr address = 0;
+  CUresult r = device_->driver().cuModuleGetGlobal(&address, &global.bytes, module_, name.c_str());
+  if (r == CUDA_ERROR_NOT_FOUND) {
+    return absl::NotFoundError(absl::StrCat("the module has no __device__ global named '", name,
+                                            "' (a C++ name needs extern \"C\" or its mangled "
+                                            "name)"));
+  }
+  if (absl::Status s = device_->Check(r, "cuModuleGetGlobal"); !s.ok()) return s;
+  global.address = address;
+  return global;
+}
+
 absl::StatusOr<std::string> CompilePtxToCubin(CudaDevice& device, const std::string& ptx) {
   if (absl::Status s = device.MakeCurrent(); !s.ok()) return s;
   const CudaDriver& d = device.driver();

@@ -22,6 +22,12 @@ struct CudaKernel {
   std::string name;
 };
 
+/// A __device__ variable of a module.
+struct CudaGlobal {
+  uint64_t address = 0;
+  size_t bytes = 0;
+};
+
 struct LaunchDims {
   unsigned x = 1, y = 1, z = 1;
 };
@@ -40,6 +46,8 @@ class CudaModule {
   CudaModule& operator=(const CudaModule&) = delete;
 
   absl::StatusOr<CudaKernel> GetKernel(const std::string& name) const;
+  /// A __device__ global by its (mangled, for C++ names) symbol.
+  absl::StatusOr<CudaGlobal> GetGlobal(const std::string& name) const;
   /// The driver's info log of the JIT compile (empty for cubins).
   const std::string& jit_info_log() const { return info_log_; }
 

@@ -15,6 +15,7 @@
 #include "gpuc/manipulation.h"  // IWYU pragma: export
 #include "gpuc/memory.h"        // IWYU pragma: export
 #include "gpuc/random.h"        // IWYU pragma: export
+#include "gpuc/raw_kernel.h"    // IWYU pragma: export
 #include "gpuc/reductions.h"    // IWYU pragma: export
 #include "gpuc/sparse.h"        // IWYU pragma: export
 #include "gpuc/stream.h"        // IWYU pragma: export

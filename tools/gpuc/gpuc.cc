@@ -32,8 +32,10 @@
 #include "passes/buffer_plan.h"
 #include "passes/fusion.h"
 #include "passes/pass_manager.h"
+#include "runtime/cuda_compilers.h"
 #include "runtime/cuda_driver.h"
 #include "runtime/cuda_libraries.h"
+#include "tools/gpuc/compile_cuda.h"
 #include "tools/gpuc/options.h"
 #include "tools/gpuc/random_inputs.h"
 #include "tools/gpuc/tensor_summary.h"
@@ -298,7 +300,8 @@ std::string InfoText() {
                       "interpreter)\n",
                       "kernel cache: ", codegen::DiskCache::DefaultDirectory(), "\n",
                       runtime::DescribeCudaDevices(), "\n",
-                      "vendor libraries: ", runtime::DescribeCudaLibraries(), "\n");
+                      "vendor libraries: ", runtime::DescribeCudaLibraries(), "\n",
+                      "CUDA compilers: ", runtime::DescribeCudaCompilers(), "\n");
 }
 
 std::string OpListText() {
@@ -331,6 +334,7 @@ absl::Status Main(const Options& options) {
     return absl::OkStatus();
   }
   if (!options.cache.empty()) return ManageCache(options);
+  if (options.compile_cuda) return CompileCudaFile(options);
   if (options.list_passes) {
     for (const auto& [name, description] : passes::RegisteredPasses()) {
       std::cout << name << "\t" << description << "\n";

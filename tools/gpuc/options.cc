@@ -9,6 +9,7 @@ namespace gpuc::tool {
 
 std::string UsageText() {
   return R"(usage: gpuc FILE.gir|FILE.json [options]
+       gpuc --compile-cuda FILE.cu [--name-expression=E]... [--nvrtc-option=O]... [-o FILE.cubin]
        gpuc --info | --list-ops | --help | --version
 
 Reads a gpuc IR function and dumps a stage or runs it.
@@ -50,6 +51,10 @@ Reads a gpuc IR function and dumps a stage or runs it.
   --save-outputs=DIR    write each result of --run to DIR/result<i>.npy
   --show=N              leading values printed per result (default 8)
   --no-verify           skip the verifier (for debugging the verifier itself)
+  --compile-cuda        compile FILE.cu (a RawModule's source) with NVRTC for --arch through
+                        the disk kernel cache, and print its kernels' signatures, the
+                        lowered names of --name-expression=E and where the cubin came from
+                        (-o writes the cubin); --nvrtc-option=O passes O to NVRTC
   --info                versions and back ends
   --list-ops            the op table: name, arity, kind
   --list-passes         the passes a pipeline can name
@@ -72,6 +77,12 @@ absl::StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
       options.version = true;
     } else if (arg == "--info") {
       options.info = true;
+    } else if (arg == "--compile-cuda") {
+      options.compile_cuda = true;
+    } else if (is_flag("--name-expression")) {
+      options.name_expressions.push_back(value_of("--name-expression"));
+    } else if (is_flag("--nvrtc-option")) {
+      options.nvrtc_options.push_back(value_of("--nvrtc-option"));
     } else if (arg == "--list-ops") {
       options.list_ops = true;
     } else if (arg == "--list-passes") {

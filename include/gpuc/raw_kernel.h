@@ -1,0 +1,191 @@
+//===- gpuc/raw_kernel.h - Users' CUDA C++ kernels through NVRTC ----------===//
+//
+// When gpuc lacks an op, write the kernel in CUDA C++ as CuPy users do:
+//
+//   gpuc::RawKernel scale(R"(
+//     extern "C" __global__ void scale(float* y, const float* x, float a, long long n) {
+//       long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+//       if (i < n) y[i] = a * x[i];
+//     })", "scale");
+//   gpuc::Array y = gpuc::empty({n}, gpuc::float32);
+//   scale({(n + 255) / 256}, {256}, {y, x, 2.0f, n});   // grid, block, arguments
+//
+// The source is compiled by NVRTC when the kernel is made (for the current device's
+// architecture, sm_90 without one; -std=c++17 unless an option sets -std; user options after
+// gpuc's), and the cubin is kept in gpuc's disk kernel cache: a second process compiles nothing.
+// A compile error throws gpuc::Error with the kernel's name, the line and NVRTC's log.
+//
+// Arguments: an Array is evaluated and passed as its device pointer; gpuc::view(a) passes a
+// gpuc::ArrayView<T, N> (data, shape, strides; #include <gpuc/array_view.cuh> in the kernel);
+// C++ numbers are converted to the parameter's type (an integer that does not fit, or a
+// floating-point value for an integer parameter, is an error). The count and every argument are
+// checked against the kernel's parameters (read from its PTX, and from the C++ types of its
+// mangled name when it has one) before anything runs: a mismatch is gpuc::Error, never a fault.
+//
+// Writes: a kernel writes into its pointer arguments' device buffers, as in CuPy. gpuc keeps
+// value semantics around that: when the written array's buffer is also seen by another handle,
+// a view, or a pending expression recorded before the launch, the array first gets a private
+// copy, so only this handle sees the write. Pointers to const (and ArrayView<const T, N>) are
+// known not to be written; extern "C" kernels carry no types, so each of their pointer
+// arguments counts as written.
+//
+// Launches go on the current stream (gpuc::Stream, StreamGuard) or the one given. Without a
+// device, compiling works and launching throws gpuc::Error saying no CUDA device is present.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GPUC_RAW_KERNEL_H_
+#define GPUC_RAW_KERNEL_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "gpuc/array.h"
+#include "gpuc/stream.h"
+
+namespace gpuc {
+
+struct Dim3 {
+  Dim3(unsigned x = 1, unsigned y = 1, unsigned z = 1) : x(x), y(y), z(z) {}
+  unsigned x, y, z;
+};
+
+/// One launch argument: an Array (its device pointer), a view of one, or a number.
+class KernelArg {
+ public:
+  enum class Kind { kArray, kView, kSigned, kUnsigned, kFloat, kBool };
+
+  KernelArg(const Array& array) : kind_(Kind::kArray), array_(array) {}  // NOLINT: implicit
+  template <typename T, std::enable_if_t<std::is_arithmetic_v<T>, int> = 0>
+  KernelArg(T value) : width_(sizeof(T)) {  // NOLINT: implicit, so {y, x, 2.0f, n} works
+    if constexpr (std::is_same_v<T, bool>) {
+      kind_ = Kind::kBool;
+      unsigned_ = value;
+    } else if constexpr (std::is_floating_point_v<T>) {
+      kind_ = Kind::kFloat;
+      float_ = static_cast<double>(value);
+    } else if constexpr (std::is_signed_v<T>) {
+      kind_ = Kind::kSigned;
+      signed_ = static_cast<int64_t>(value);
+    } else {
+      kind_ = Kind::kUnsigned;
+      unsigned_ = static_cast<uint64_t>(value);
+    }
+  }
+  /// The argument gpuc::view(array) makes.
+  static KernelArg View(const Array& array) {
+    KernelArg arg(array);
+    arg.kind_ = Kind::kView;
+    return arg;
+  }
+
+  Kind kind() const { return kind_; }
+  const Array& array() const { return array_; }
+  int64_t signed_value() const { return signed_; }
+  uint64_t unsigned_value() const { return unsigned_; }
+  double float_value() const { return float_; }
+  /// sizeof the C++ number passed.
+  int width() const { return width_; }
+
+ private:
+  Kind kind_;
+  Array array_;
+  int64_t signed_ = 0;
+  uint64_t unsigned_ = 0;
+  double float_ = 0;
+  int width_ = 0;
+};
+
+/// Passes `array` as a gpuc::ArrayView<T, N> (N = array.ndim()).
+inline KernelArg view(const Array& array) { return KernelArg::View(array); }
+
+/// What the driver reports for a kernel on the current device (cuFuncGetAttribute).
+struct KernelAttributes {
+  int max_threads_per_block = 0;
+  int num_registers = 0;
+  int shared_size_bytes = 0;  // static shared memory
+  int const_size_bytes = 0;
+  int local_size_bytes = 0;
+  int max_dynamic_shared_size_bytes = 0;
+  int ptx_version = 0;     // e.g. 90 for PTX 9.0
+  int binary_version = 0;  // e.g. 90 for sm_90
+};
+
+namespace detail {
+struct RawModuleImpl;
+}
+
+class RawKernel;
+
+/// Several kernels and device globals compiled together. Template kernels are instantiated
+/// by name expression ("add<float>") and looked up by the same expression.
+class RawModule {
+ public:
+  RawModule(const std::string& source, const std::vector<std::string>& options = {},
+            const std::vector<std::string>& name_expressions = {});
+  /// A .cu file (compiled like a source), a .ptx file (JIT-compiled by the driver when first
+  /// launched) or a .cubin/.fatbin file (loaded as is; its kernels' parameter counts and sizes
+  /// come from the driver when launched).
+  static RawModule from_file(const std::string& path, const std::vector<std::string>& options = {},
+                             const std::vector<std::string>& name_expressions = {});
+
+  /// A kernel by name (extern "C" or mangled) or by one of the name expressions.
+  RawKernel get_function(const std::string& name) const;
+  /// Every kernel's name as the PTX spells it (empty for a cubin file).
+  std::vector<std::string> kernel_names() const;
+  /// The mangled name NVRTC gave a name expression.
+  std::string lowered_name(const std::string& name_expression) const;
+  /// The PTX NVRTC produced (empty for a cubin file).
+  const std::string& ptx() const;
+  /// NVRTC's warnings.
+  const std::string& compile_log() const;
+  /// Whether the code came from gpuc's disk cache instead of NVRTC.
+  bool from_cache() const;
+
+  /// Copies into / out of a __device__ global (bytes must match its size); on the current
+  /// stream, ordered with launches there.
+  void write_global(const std::string& name, const void* data, size_t bytes) const;
+  void read_global(const std::string& name, void* data, size_t bytes) const;
+  size_t global_size(const std::string& name) const;
+
+  const std::shared_ptr<detail::RawModuleImpl>& impl() const { return impl_; }
+
+ private:
+  explicit RawModule(std::shared_ptr<detail::RawModuleImpl> impl) : impl_(std::move(impl)) {}
+  std::shared_ptr<detail::RawModuleImpl> impl_;
+};
+
+class RawKernel {
+ public:
+  /// Compiles `source` and picks the kernel `name` (an extern "C" name, a mangled name, or a
+  /// template instantiation such as "add<float>", which is then instantiated).
+  RawKernel(const std::string& source, const std::string& name,
+            const std::vector<std::string>& options = {});
+
+  /// Launches on the current stream. `shared_bytes` is the dynamic shared memory.
+  void operator()(Dim3 grid, Dim3 block, const std::vector<KernelArg>& args,
+                  unsigned shared_bytes = 0) const;
+  void launch(Dim3 grid, Dim3 block, const std::vector<KernelArg>& args, unsigned shared_bytes,
+              const Stream& stream) const;
+
+  const std::string& name() const { return name_; }
+  /// "void add<float>(float*, float const*, float, int)", or the extern "C" name with the PTX
+  /// parameter types.
+  std::string signature() const;
+  KernelAttributes attributes() const;
+  /// Allows launches with up to `bytes` of dynamic shared memory (beyond 48 KiB needs this).
+  void set_max_dynamic_shared_memory(int bytes) const;
+
+ private:
+  friend class RawModule;
+  RawKernel(std::shared_ptr<detail::RawModuleImpl> module, std::string name, std::string symbol);
+  std::shared_ptr<detail::RawModuleImpl> module_;
+  std::string name_;    // as the user named it
+  std::string symbol_;  // as the PTX and the driver name it
+};
+
+}  // namespace gpuc
+
+#endif  // GPUC_RAW_KERNEL_H_
