@@ -5,7 +5,7 @@ import lit.formats
 
 config.name = "gpuc"
 config.test_format = lit.formats.ShTest(execute_external=False)
-config.suffixes = [".gir", ".json"]
+config.suffixes = [".gir", ".json", ".cu"]
 config.excludes = ["lit.cfg.py", "lit.site.cfg.py", "Inputs"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(os.path.dirname(config.gpuc_bin_dir), "test", "lit")
@@ -26,3 +26,6 @@ ptxas = os.path.join(cuda_home, "bin", "ptxas")
 if os.path.exists(ptxas):
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", ptxas))
+# User kernels (gpuc --compile-cuda) need NVRTC from the toolkit; no GPU.
+if any(os.path.exists(os.path.join(cuda_home, d, "libnvrtc.so.13")) for d in ("lib", "lib64")):
+    config.available_features.add("nvrtc")
