@@ -3,7 +3,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "codegen/elementwise_lowering.h"
+#include "codegen/user_function.h"
 #include "ir/type_inference.h"
+#include "ir/user_kernel_semantics.h"
 #include "ir/wide_value.h"
 
 namespace gpuc::codegen {
@@ -203,6 +205,7 @@ llvm::Value* ElementEmitter::EmitElementwise(const Node& node, const Index& inde
   llvm::IRBuilder<>& b = values_.builder();
   const DType out = node.dtype();
   if (node.op() == OpCode::kCast) return ConvertAny(args[0], dtypes[0], out);
+  if (node.op() == OpCode::kUserElementwise) return EmitUserCall(node, index, args);
   if (node.op() == OpCode::kWhere) {
     return b.CreateSelect(ConvertAny(args[0], dtypes[0], DType::kBool),
                           ConvertAny(args[1], dtypes[1], out), ConvertAny(args[2], dtypes[2], out));
@@ -230,6 +233,49 @@ llvm::Value* ElementEmitter::EmitElementwise(const Node& node, const Index& inde
     }
   }
   return EmitSupportCall(node, *loop, args, dtypes);
+}
+
+llvm::Value* ElementEmitter::EmitUserCall(const Node& node, const Index& index,
+                                          const std::vector<llvm::Value*>& args) {
+  absl::StatusOr<ir::UserElementwise> kernel = ir::ReadUserElementwise(node.attrs());
+  if (!kernel.ok()) {
+    Unsupported(std::string(kernel.status().message()));
+    return llvm::UndefValue::get(values_.RegisterType(node.dtype()));
+  }
+  llvm::IRBuilder<>& b = values_.builder();
+  // The call ABI of user_function.h: i32 for bool and integers up to 32 bits, i64, float
+  // (f16 and bf16 included: their registers are float already) and double.
+  auto abi_type = [&](DType d) -> llvm::Type* {
+    if (ir::IsFloat(d)) return values_.RegisterType(d);
+    return ir::DTypeSize(d) == 8 ? b.getInt64Ty() : b.getInt32Ty();
+  };
+  std::vector<llvm::Type*> params;
+  std::vector<llvm::Value*> call_args;
+  for (size_t k = 0; k < args.size(); ++k) {
+    const DType d = kernel->inputs[k].dtype;
+    llvm::Type* t = abi_type(d);
+    params.push_back(t);
+    if (ir::IsFloat(d) || args[k]->getType() == t) {
+      call_args.push_back(args[k]);
+    } else if (ir::KindOf(d) == ir::DTypeKind::kSigned) {
+      call_args.push_back(b.CreateSExt(args[k], t));
+    } else {
+      call_args.push_back(b.CreateZExt(args[k], t));
+    }
+  }
+  params.push_back(b.getInt64Ty());
+  call_args.push_back(b.CreateSExtOrTrunc(Linearize(index, spec_.ShapeOf(&node)), b.getInt64Ty()));
+  const DType out = node.dtype();
+  llvm::FunctionType* type = llvm::FunctionType::get(abi_type(out), params, false);
+  llvm::FunctionCallee f = values_.module().getOrInsertFunction(
+      codegen::UserFunctionSymbol(*kernel, kernel->output), type);
+  if (auto* function = llvm::dyn_cast<llvm::Function>(f.getCallee())) {
+    function->addFnAttr(llvm::Attribute::NoUnwind);
+  }
+  llvm::Value* result = b.CreateCall(f, call_args);
+  if (ir::IsFloat(out)) return values_.Round(result, out);
+  if (out == DType::kBool) return b.CreateICmpNE(result, b.getInt32(0));
+  return b.CreateTrunc(result, values_.RegisterType(out));
 }
 
 llvm::Value* ElementEmitter::EmitReshape(const Node& node, const Index& index) {

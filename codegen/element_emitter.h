@@ -81,6 +81,9 @@ class ElementEmitter {
  private:
   llvm::Value* EmitUncached(const ir::Node* node, const Index& index);
   llvm::Value* EmitElementwise(const ir::Node& node, const Index& index);
+  /// A call of the user function for `node`'s output (codegen/user_function.h).
+  llvm::Value* EmitUserCall(const ir::Node& node, const Index& index,
+                            const std::vector<llvm::Value*>& args);
   llvm::Value* EmitSupportCall(const ir::Node& node, ir::DType loop,
                                const std::vector<llvm::Value*>& args,
                                const std::vector<ir::DType>& arg_dtypes);

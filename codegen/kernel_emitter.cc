@@ -189,6 +189,13 @@ void PhaseEmitter::EmitReductions() {
 
 absl::StatusOr<std::unique_ptr<llvm::Module>> EmitKernel(const KernelSpec& spec,
                                                          llvm::LLVMContext& context) {
+  for (const ir::Node* member : spec.members) {
+    if (member->op() == ir::OpCode::kUserElementwise) {
+      return absl::UnimplementedError(
+          "code generation for the host has no lowering for user_elementwise: user CUDA C++ "
+          "runs only on the GPU");
+    }
+  }
   auto module = std::make_unique<llvm::Module>(spec.name, context);
   for (const Phase& phase : spec.phases) {
     std::string unsupported = PhaseEmitter(spec, phase, *module).Emit();

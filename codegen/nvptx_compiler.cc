@@ -80,6 +80,10 @@ llvm::Function* DeclareLike(llvm::Module& module, const std::string& name, llvm:
   return f;
 }
 
+/// A user element operation's function: stays external, for nvJitLink to resolve against
+/// NVRTC's object (codegen/user_function.h).
+bool IsUserFunction(const llvm::Function& f) { return f.getName().starts_with("gpuc_user_"); }
+
 /// Calls of math intrinsics and libm functions become libdevice calls, frem a call of
 /// __nv_fmod.
 absl::Status RetargetMath(llvm::Module& module) {
@@ -116,7 +120,7 @@ absl::Status RetargetMath(llvm::Module& module) {
   std::vector<llvm::Function*> libm;
   for (llvm::Function& f : module) {
     if (f.isDeclaration() && !f.isIntrinsic() && !f.getName().starts_with("__nv_") &&
-        !f.getName().starts_with("gpuc_rt_")) {
+        !f.getName().starts_with("gpuc_rt_") && !IsUserFunction(f)) {
       libm.push_back(&f);
     }
   }
@@ -282,7 +286,7 @@ absl::Status NvptxCompiler::Optimize(llvm::Module& module) {
     if (!g.isDeclaration()) g.setLinkage(llvm::GlobalValue::InternalLinkage);
   }
   for (llvm::Function& f : module) {
-    if (f.isDeclaration() && !f.isIntrinsic() && !f.use_empty() &&
+    if (f.isDeclaration() && !f.isIntrinsic() && !f.use_empty() && !IsUserFunction(f) &&
         f.getName() != "__nvvm_reflect") {  // NVVMReflect folds it in O3
       return absl::UnimplementedError(
           absl::StrCat("no GPU implementation of ", f.getName().str(), " (not in libdevice)"));

@@ -22,6 +22,16 @@ absl::StatusOr<HostTensor> InterpretNode(const Node& node,
                                          const std::vector<const HostTensor*>& operands) {
   switch (node.info().kind) {
     case OpKind::kElementwise:
+      if (node.op() == OpCode::kUserElementwise) {
+        // CUDA C++ has no host compiler here: say so instead of guessing.
+        const std::string* name = node.attrs().Get<std::string>("name");
+        return WithLocation(
+            absl::UnimplementedError(absl::StrCat(
+                "user_elementwise '", name ? *name : "?",
+                "': a user CUDA C++ kernel runs only on a GPU; the interpreter and the host "
+                "back end cannot run it (no CUDA device is present, or GPUC_BACKEND is not gpu)")),
+            node);
+      }
       return interp::EvalElementwiseNode(node, operands);
     case OpKind::kReduction:
       return interp::EvalReductionNode(node, *operands[0]);

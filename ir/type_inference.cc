@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "ir/fft_semantics.h"
 #include "ir/matmul_semantics.h"
+#include "ir/user_kernel_semantics.h"
 
 namespace gpuc::ir {
 namespace {
@@ -175,7 +176,30 @@ absl::StatusOr<TensorType> InferReduction(OpCode op, const TensorType& in,
   return TensorType{result, Shape(std::move(dims))};
 }
 
+/// A user kernel's operands have exactly the dtypes its signature states (the front end
+/// converted scalars); the result is the selected output's dtype over the broadcast shape.
+absl::StatusOr<TensorType> InferUserElementwise(OpCode op, absl::Span<const TensorType> operands,
+                                                const Attributes& attrs, const Shape& shape) {
+  absl::StatusOr<UserElementwise> kernel = ReadUserElementwise(attrs);
+  if (!kernel.ok()) return Prefixed(op, kernel.status());
+  if (operands.size() != kernel->inputs.size()) {
+    return OpError(
+        op, absl::StrCat("kernel '", kernel->name, "' takes ", kernel->inputs.size(), " inputs (",
+                         FormatUserParams(kernel->inputs), "), got ", operands.size()));
+  }
+  for (size_t i = 0; i < operands.size(); ++i) {
+    if (operands[i].dtype != kernel->inputs[i].dtype) {
+      return OpError(
+          op,
+          absl::StrCat("kernel '", kernel->name, "': input '", kernel->inputs[i].name, "' is ",
+                       DTypeNumpyName(kernel->inputs[i].dtype), ", got ", operands[i].ToString()));
+    }
+  }
+  return TensorType{kernel->outputs[kernel->output].dtype, shape};
+}
+
 absl::StatusOr<TensorType> InferElementwise(OpCode op, absl::Span<const TensorType> operands,
+                                            const Attributes& attrs,
                                             const std::optional<TensorType>& requested) {
   std::vector<Shape> shapes;
   for (const TensorType& t : operands) shapes.push_back(t.shape);
@@ -192,6 +216,7 @@ absl::StatusOr<TensorType> InferElementwise(OpCode op, absl::Span<const TensorTy
     }
     return type;
   }
+  if (rule == TypeRule::kUserSignature) return InferUserElementwise(op, operands, attrs, *shape);
   if (rule == TypeRule::kWhereRule) {
     if (operands[0].dtype != DType::kBool) {
       return OpError(op,
@@ -495,7 +520,7 @@ absl::StatusOr<TensorType> InferResultType(OpCode op, absl::Span<const TensorTyp
   if (absl::Status s = CheckArity(op, operands.size()); !s.ok()) return s;
   switch (GetOpInfo(op).kind) {
     case OpKind::kElementwise:
-      return InferElementwise(op, operands, requested);
+      return InferElementwise(op, operands, attrs, requested);
     case OpKind::kReduction:
       return InferReduction(op, operands[0], attrs);
     case OpKind::kScan:
@@ -513,7 +538,8 @@ absl::StatusOr<TensorType> InferResultType(OpCode op, absl::Span<const TensorTyp
 absl::StatusOr<DType> ComputeDType(OpCode op, absl::Span<const TensorType> operands) {
   const OpInfo& info = GetOpInfo(op);
   if (info.kind == OpKind::kDataMovement || info.kind == OpKind::kOpaque ||
-      info.type_rule == TypeRule::kWhereRule || info.type_rule == TypeRule::kGiven) {
+      info.type_rule == TypeRule::kWhereRule || info.type_rule == TypeRule::kGiven ||
+      info.type_rule == TypeRule::kUserSignature) {
     return absl::FailedPreconditionError(
         absl::StrCat(info.name, ": has no compute loop; use the result dtype"));
   }

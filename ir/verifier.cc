@@ -25,7 +25,11 @@ absl::Span<const absl::string_view> AllowedAttributes(OpCode op) {
   static constexpr absl::string_view kSpmv[] = {"validated"};
   static constexpr absl::string_view kMatmul[] = {"transpose_a", "transpose_b"};
   static constexpr absl::string_view kMatmulBias[] = {"transpose_a", "transpose_b", "activation"};
+  static constexpr absl::string_view kUserElementwise[] = {"name",      "inputs",   "outputs",
+                                                           "operation", "preamble", "output"};
   switch (op) {
+    case OpCode::kUserElementwise:
+      return kUserElementwise;
     case OpCode::kReduceSum:
     case OpCode::kReduceProd:
     case OpCode::kReduceMin:

@@ -18,6 +18,7 @@
 #include "codegen/kernel_cache.h"
 #include "codegen/kernel_spec.h"
 #include "codegen/nvptx_compiler.h"
+#include "codegen/user_function.h"
 #include "lib/gpu_kernel_entry.h"
 #include "lib/gpu_launch.h"
 #include "lib/gpu_library.h"
@@ -241,8 +242,15 @@ absl::StatusOr<const GpuKernel*> GpuExecutor::Impl::GetOrCompile(const codegen::
       }
       return ptx.status();
     }
-    absl::StatusOr<std::string> linked = runtime::CompilePtxToCubin(*device, ptx->ptx);
+    // A kernel calling user CUDA C++ links NVRTC's object for it with nvJitLink; every
+    // other kernel goes through the driver's linker.
+    absl::StatusOr<std::string> linked =
+        codegen::UsesUserFunctions(spec)
+            ? codegen::LinkWithUserFunctions(spec, ptx->ptx, compiler->options().arch,
+                                             disk ? &*disk : nullptr)
+            : runtime::CompilePtxToCubin(*device, ptx->ptx);
     if (!linked.ok()) {
+      if (codegen::UsesUserFunctions(spec)) return linked.status();
       return absl::InternalError(absl::StrCat("the driver rejected the PTX of ", spec.name, ": ",
                                               linked.status().message()));
     }

@@ -142,7 +142,10 @@ NodeRef Recreate(const Node& like, OpCode op, std::vector<NodeRef> operands, ir:
 NodeRef SimplifyOnce(const NodeRef& node) {
   const Node& n = *node;
   const ir::OpKind kind = n.info().kind;
-  if (kind == ir::OpKind::kElementwise && n.num_operands() > 0 && n.op() != OpCode::kPhilox) {
+  // Folding evaluates the op on the host: a user's CUDA C++ cannot be (and philox is kept for
+  // the kernel that draws it).
+  if (kind == ir::OpKind::kElementwise && n.num_operands() > 0 && n.op() != OpCode::kPhilox &&
+      n.op() != OpCode::kUserElementwise) {
     bool all_constant = true;
     for (const NodeRef& operand : n.operands()) {
       all_constant = all_constant && operand->op() == OpCode::kConstant;

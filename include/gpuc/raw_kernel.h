@@ -186,6 +186,73 @@ class RawKernel {
   std::string symbol_;  // as the PTX and the driver name it
 };
 
+namespace detail {
+struct ElementwiseKernelImpl;
+struct ReductionKernelImpl;
+}  // namespace detail
+
+/// CuPy's ElementwiseKernel: a CUDA C++ statement over named inputs and outputs,
+///
+///   gpuc::ElementwiseKernel squared_diff("T x, T y", "T z", "z = (x - y) * (x - y)", "sqdiff");
+///   gpuc::Array z = squared_diff({x, y});          // x, y broadcast; z allocated
+///
+/// Parameters are "[dtype|placeholder] name": a NumPy dtype name ("float32") or a type
+/// placeholder ("T"), resolved from the arrays passed (all arrays of one placeholder share a
+/// dtype; numbers take the resolved type, or their own default when no array resolves it).
+/// Placeholders are typedefs in the operation, and `i` is the flat position of the element.
+/// Calling records a user_elementwise node per output, like any other op: it stays lazy and
+/// fuses with gpuc's ops before and after it into one kernel on the GPU (the operation is
+/// compiled by NVRTC and linked into the kernel by nvJitLink; codegen/user_function.h). The
+/// operation is compiled when first called for a type signature, so a compile error throws
+/// there, with the line of the operation. Evaluating one needs a GPU: the interpreter and
+/// the host back end cannot run CUDA C++ and say so. `raw` parameters are not supported (use a
+/// RawKernel); complex dtypes neither.
+class ElementwiseKernel {
+ public:
+  ElementwiseKernel(const std::string& in_params, const std::string& out_params,
+                    const std::string& operation, const std::string& name = "kernel",
+                    const std::string& preamble = "");
+
+  /// The one output. Pass the inputs, or the inputs followed by output arrays: their dtypes
+  /// resolve the output placeholders, and each given handle is rebound to its result.
+  Array operator()(const std::vector<KernelArg>& args) const;
+  /// Every output, in out_params order.
+  std::vector<Array> call(const std::vector<KernelArg>& args) const;
+
+  const std::string& name() const;
+
+ private:
+  std::shared_ptr<detail::ElementwiseKernelImpl> impl_;
+};
+
+/// CuPy's ReductionKernel: map each element, reduce, post-map each result,
+///
+///   gpuc::ReductionKernel l2norm("T x", "T y", "x * x", "a + b", "y = sqrt(a)", "0", "l2norm");
+///   gpuc::Array norm = l2norm({x});                  // over every axis
+///   gpuc::Array rows = l2norm({x}, {1});             // over axis 1
+///
+/// `map_expr` is an expression of the inputs (and `i`); `reduce_expr` combines two partial
+/// values `a` and `b` and is one of a + b, a * b, max(a, b), min(a, b) (gpuc's reductions, with
+/// their deterministic combine); `post_map_expr` assigns the output from the reduced `a`;
+/// `identity` is the starting value (a number, or ±INFINITY / CUDART_INF(_F)). Values are
+/// reduced in `reduce_type` (default: the output's type). The map and the post-map are
+/// user_elementwise nodes around a gpuc reduction, so the whole chain fuses into one kernel.
+class ReductionKernel {
+ public:
+  ReductionKernel(const std::string& in_params, const std::string& out_params,
+                  const std::string& map_expr, const std::string& reduce_expr,
+                  const std::string& post_map_expr, const std::string& identity,
+                  const std::string& name = "reduce_kernel", const std::string& reduce_type = "",
+                  const std::string& preamble = "");
+
+  /// Reduces over `axes` (every axis when empty), keeping them as extent 1 with `keepdims`.
+  Array operator()(const std::vector<KernelArg>& args, const std::vector<int64_t>& axes = {},
+                   bool keepdims = false) const;
+
+ private:
+  std::shared_ptr<detail::ReductionKernelImpl> impl_;
+};
+
 }  // namespace gpuc
 
 #endif  // GPUC_RAW_KERNEL_H_

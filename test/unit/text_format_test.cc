@@ -9,6 +9,7 @@
 #include "ir/parser.h"
 #include "ir/printer.h"
 #include "ir/type_inference.h"
+#include "ir/user_kernel_semantics.h"
 #include "ir/verifier.h"
 #include "test/unit/test_util.h"
 
@@ -96,6 +97,16 @@ NodeRef ExampleNode(OpCode op, std::vector<NodeRef>& params) {
     case OpCode::kTake:
       operands = {param(DType::kFloat32, {2, 3}), param(DType::kInt32, {4})};
       attrs.Set("axis", int64_t{1});
+      break;
+    case OpCode::kUserElementwise:
+      // Quotes, backslashes and newlines in the code must survive both forms.
+      operands = {param(DType::kFloat32, {2, 3}), param(DType::kInt32, {3})};
+      attrs = UserElementwiseAttributes({"scaled",
+                                         {{DType::kFloat32, "x"}, {DType::kInt32, "n"}},
+                                         {{DType::kFloat32, "y"}},
+                                         "y = x * n; // \"twice\"\n",
+                                         "#define TWO 2.0f\n",
+                                         0});
       break;
     default: {
       DType d = Contains(info.loops, DType::kFloat32) ? DType::kFloat32
