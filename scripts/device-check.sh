@@ -33,6 +33,12 @@ if [ "$mode" = tests ]; then
     "$sanitizer" --tool memcheck --leak-check no --error-exitcode 3 \
     "$bin/gpuc_gpu_tests" --gtest_filter='GpuBackendTest.*' 2>&1 | tee "$out/memcheck.log" | tail -15
   echo "memcheck exit status: ${PIPESTATUS[0]}"
+  # Users' CUDA kernels (NVRTC, nvJitLink-linked user functions) under memcheck too.
+  GPUC_POISON=1 GPUC_CACHE_DIR=/tmp/gpuc-cache-sanitizer "$sanitizer" --tool memcheck --leak-check no \
+    --error-exitcode 3 "$bin/gpuc_gpu_tests" \
+    --gtest_filter='RawKernelGpu*:RawModuleGpu*:ElementwiseKernelGpu*:ReductionKernelGpu*' 2>&1 |
+    tee "$out/memcheck_raw_kernels.log" | tail -6
+  echo "raw kernel memcheck exit status: ${PIPESTATUS[0]}"
   for f in examples/*.gir; do
     "$bin/gpuc" "$f" --run --target=gpu --stats --show=3 > /tmp/gpu.txt 2>&1
     "$bin/gpuc" "$f" --run --target=interp --show=3 > /tmp/interp.txt 2>&1

@@ -23,11 +23,12 @@
 // mangled name when it has one) before anything runs: a mismatch is gpuc::Error, never a fault.
 //
 // Writes: a kernel writes into its pointer arguments' device buffers, as in CuPy. gpuc keeps
-// value semantics around that: when the written array's buffer is also seen by another handle,
+// value semantics around that: when the written array's buffer is also seen by another array,
 // a view, or a pending expression recorded before the launch, the array first gets a private
-// copy, so only this handle sees the write. Pointers to const (and ArrayView<const T, N>) are
-// known not to be written; extern "C" kernels carry no types, so each of their pointer
-// arguments counts as written.
+// copy, so those keep their values. Copies of the handle itself (`Array same = y;`) are the
+// same array, as two Python names bound to one CuPy array are, and see the write. Pointers to const
+// (and ArrayView<const T, N>) are known not to be written; extern "C" kernels carry no types, so
+// each of their pointer arguments counts as written.
 //
 // Launches go on the current stream (gpuc::Stream, StreamGuard) or the one given. Without a
 // device, compiling works and launching throws gpuc::Error saying no CUDA device is present.

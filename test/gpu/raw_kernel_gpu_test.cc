@@ -61,12 +61,14 @@ TEST(RawKernelGpuTest, WritesDoNotReachOtherHandlesOrEarlierExpressions) {
                  "fill");
   Array y = random::uniform({1000}, 0, 1, float32);
   y.eval();
-  Array alias = y;         // shares the buffer
-  Array twice = y * 2.0f;  // pending, recorded before the launch
+  Array same = y;                     // the same array, as `same = y` is in Python
+  Array rows = y.reshape({10, 100});  // a view of y's buffer, taken before the launch
+  Array twice = y * 2.0f;             // pending, recorded before the launch
   const std::vector<float> before = y.to_host<float>();
   fill({4}, {256}, {y, -7.0f, int64_t{1000}});
   for (float v : y.to_host<float>()) ASSERT_EQ(v, -7.0f);
-  EXPECT_EQ(alias.to_host<float>(), before);
+  for (float v : same.to_host<float>()) ASSERT_EQ(v, -7.0f);
+  EXPECT_EQ(rows.to_host<float>(), before);
   const std::vector<float> doubled = twice.to_host<float>();
   for (size_t k = 0; k < before.size(); ++k) ASSERT_EQ(doubled[k], before[k] * 2.0f);
 }
