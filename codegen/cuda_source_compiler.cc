@@ -21,7 +21,8 @@ std::atomic<int64_t> compiles{0};
 std::atomic<int64_t> disk_hits{0};
 std::atomic<int64_t> compile_microseconds{0};
 
-constexpr char kArrayViewHeader[] = R"cuda(// gpuc/array_view.cuh: an N-d array as a kernel argument.
+constexpr char kArrayViewHeader[] =
+    R"cuda(// gpuc/array_view.cuh: an N-d array as a kernel argument.
 #pragma once
 namespace gpuc {
 // What gpuc::view(array) passes: the data pointer, the extents and the strides in elements.
@@ -198,8 +199,7 @@ std::string FirstCompileError(absl::string_view log, absl::string_view program_n
 
 absl::StatusOr<CompiledCuda> CompileCudaSource(absl::string_view source,
                                                absl::string_view program_name,
-                                               const CudaSourceOptions& options,
-                                               DiskCache* cache) {
+                                               const CudaSourceOptions& options, DiskCache* cache) {
   absl::StatusOr<const runtime::Nvrtc*> loaded = runtime::GetNvrtc();
   if (!loaded.ok()) return loaded.status();
   const runtime::Nvrtc& nvrtc = **loaded;
@@ -244,9 +244,9 @@ absl::StatusOr<CompiledCuda> CompileCudaSource(absl::string_view source,
     return s;
   }
   for (const std::string& expression : options.name_expressions) {
-    if (absl::Status s = runtime::NvrtcStatus(
-            nvrtc.nvrtcAddNameExpression(holder.program, expression.c_str()),
-            absl::StrCat("nvrtcAddNameExpression(\"", expression, "\")"));
+    if (absl::Status s =
+            runtime::NvrtcStatus(nvrtc.nvrtcAddNameExpression(holder.program, expression.c_str()),
+                                 absl::StrCat("nvrtcAddNameExpression(\"", expression, "\")"));
         !s.ok()) {
       return s;
     }
@@ -274,9 +274,9 @@ absl::StatusOr<CompiledCuda> CompileCudaSource(absl::string_view source,
       ReadOutput(nvrtc.nvrtcGetCUBINSize, nvrtc.nvrtcGetCUBIN, holder.program, "nvrtcGetCUBIN");
   if (!cubin.ok()) return cubin.status();
   if (cubin->empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "NVRTC made no cubin for ", program_name, ": -arch=", options.arch,
-        " must name a real architecture (sm_XX), not a virtual one (compute_XX)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("NVRTC made no cubin for ", program_name, ": -arch=", options.arch,
+                     " must name a real architecture (sm_XX), not a virtual one (compute_XX)"));
   }
   compiled.cubin = std::move(*cubin);
   for (const std::string& expression : options.name_expressions) {
@@ -331,10 +331,10 @@ absl::StatusOr<std::string> LinkDeviceCode(const std::vector<LinkInput>& inputs,
     // PTX is text: nvJitLink reads it up to the terminating NUL, so the size includes one.
     std::string data = input.data;
     if (type == NVJITLINK_INPUT_PTX) data.push_back('\0');
-    if (absl::Status s = runtime::NvJitLinkStatus(
-            link.__nvJitLinkAddData_13_0(handle, type, data.data(), data.size(),
-                                         input.name.c_str()),
-            absl::StrCat("nvJitLinkAddData(", input.name, ")"));
+    if (absl::Status s =
+            runtime::NvJitLinkStatus(link.__nvJitLinkAddData_13_0(handle, type, data.data(),
+                                                                  data.size(), input.name.c_str()),
+                                     absl::StrCat("nvJitLinkAddData(", input.name, ")"));
         !s.ok()) {
       return with_log(s);
     }

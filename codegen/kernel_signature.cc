@@ -45,7 +45,8 @@ absl::StatusOr<KernelParameter> ParseParameter(absl::string_view text) {
     return absl::InvalidArgumentError("a .param without a type");
   }
   size_t space = text.find(' ');
-  if (space == absl::string_view::npos) return absl::InvalidArgumentError("a .param without a name");
+  if (space == absl::string_view::npos)
+    return absl::InvalidArgumentError("a .param without a name");
   parameter.ptx_type = std::string(text.substr(0, space));
   absl::string_view name = absl::StripAsciiWhitespace(text.substr(space));
   parameter.size_bytes = ScalarSize(parameter.ptx_type);

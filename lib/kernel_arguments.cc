@@ -25,22 +25,35 @@ using codegen::KernelSignature;
 /// The C++ spellings of each dtype's element.
 std::vector<absl::string_view> CppNamesOf(ir::DType dtype) {
   switch (dtype) {
-    case ir::DType::kBool: return {"bool"};
-    case ir::DType::kInt8: return {"signed char", "char", "int8_t"};
-    case ir::DType::kUInt8: return {"unsigned char", "char", "uint8_t"};
-    case ir::DType::kInt16: return {"short", "int16_t"};
-    case ir::DType::kUInt16: return {"unsigned short", "uint16_t"};
-    case ir::DType::kInt32: return {"int", "int32_t"};
-    case ir::DType::kUInt32: return {"unsigned int", "unsigned", "uint32_t"};
-    case ir::DType::kInt64: return {"long", "long long", "int64_t"};
-    case ir::DType::kUInt64: return {"unsigned long", "unsigned long long", "uint64_t"};
-    case ir::DType::kFloat16: return {"__half", "half"};
-    case ir::DType::kBFloat16: return {"__nv_bfloat16", "nv_bfloat16"};
-    case ir::DType::kFloat32: return {"float"};
-    case ir::DType::kFloat64: return {"double"};
+    case ir::DType::kBool:
+      return {"bool"};
+    case ir::DType::kInt8:
+      return {"signed char", "char", "int8_t"};
+    case ir::DType::kUInt8:
+      return {"unsigned char", "char", "uint8_t"};
+    case ir::DType::kInt16:
+      return {"short", "int16_t"};
+    case ir::DType::kUInt16:
+      return {"unsigned short", "uint16_t"};
+    case ir::DType::kInt32:
+      return {"int", "int32_t"};
+    case ir::DType::kUInt32:
+      return {"unsigned int", "unsigned", "uint32_t"};
+    case ir::DType::kInt64:
+      return {"long", "long long", "int64_t"};
+    case ir::DType::kUInt64:
+      return {"unsigned long", "unsigned long long", "uint64_t"};
+    case ir::DType::kFloat16:
+      return {"__half", "half"};
+    case ir::DType::kBFloat16:
+      return {"__nv_bfloat16", "nv_bfloat16"};
+    case ir::DType::kFloat32:
+      return {"float"};
+    case ir::DType::kFloat64:
+      return {"double"};
     case ir::DType::kComplex64:
-      return {"float2", "cuFloatComplex", "cuComplex", "complex<float>", "thrust::complex<float>",
-              "cuda::std::complex<float>"};
+      return {"float2",         "cuFloatComplex",         "cuComplex",
+              "complex<float>", "thrust::complex<float>", "cuda::std::complex<float>"};
     case ir::DType::kComplex128:
       return {"double2", "cuDoubleComplex", "complex<double>", "thrust::complex<double>",
               "cuda::std::complex<double>"};
@@ -49,10 +62,10 @@ std::vector<absl::string_view> CppNamesOf(ir::DType dtype) {
 }
 
 constexpr ir::DType kAllDTypes[] = {
-    ir::DType::kBool,     ir::DType::kInt8,      ir::DType::kUInt8,     ir::DType::kInt16,
-    ir::DType::kUInt16,   ir::DType::kInt32,     ir::DType::kUInt32,    ir::DType::kInt64,
-    ir::DType::kUInt64,   ir::DType::kFloat16,   ir::DType::kBFloat16,  ir::DType::kFloat32,
-    ir::DType::kFloat64,  ir::DType::kComplex64, ir::DType::kComplex128};
+    ir::DType::kBool,    ir::DType::kInt8,      ir::DType::kUInt8,     ir::DType::kInt16,
+    ir::DType::kUInt16,  ir::DType::kInt32,     ir::DType::kUInt32,    ir::DType::kInt64,
+    ir::DType::kUInt64,  ir::DType::kFloat16,   ir::DType::kBFloat16,  ir::DType::kFloat32,
+    ir::DType::kFloat64, ir::DType::kComplex64, ir::DType::kComplex128};
 
 std::string Describe(const KernelArg& arg) {
   switch (arg.kind()) {
@@ -64,11 +77,14 @@ std::string Describe(const KernelArg& arg) {
                           "an Array of ", ir::DTypeNumpyName(ToIr(arg.array().dtype())), " [",
                           absl::StrJoin(dims, ", "), "]");
     }
-    case KernelArg::Kind::kSigned: return absl::StrCat("the integer ", arg.signed_value());
+    case KernelArg::Kind::kSigned:
+      return absl::StrCat("the integer ", arg.signed_value());
     case KernelArg::Kind::kUnsigned:
       return absl::StrCat("the unsigned integer ", arg.unsigned_value());
-    case KernelArg::Kind::kFloat: return absl::StrCat("the floating-point number ", arg.float_value());
-    case KernelArg::Kind::kBool: return arg.unsigned_value() ? "true" : "false";
+    case KernelArg::Kind::kFloat:
+      return absl::StrCat("the floating-point number ", arg.float_value());
+    case KernelArg::Kind::kBool:
+      return arg.unsigned_value() ? "true" : "false";
   }
   return "";
 }
@@ -80,8 +96,8 @@ std::string DescribeParameter(const KernelParameter& p) {
 }
 
 bool IsUnsignedCpp(const std::string& cpp) {
-  return absl::StartsWith(cpp, "unsigned") || absl::StartsWith(cpp, "uint") ||
-         cpp == "size_t" || cpp == "bool";
+  return absl::StartsWith(cpp, "unsigned") || absl::StartsWith(cpp, "uint") || cpp == "size_t" ||
+         cpp == "bool";
 }
 
 /// ArrayView<T, N>'s element type and rank from "gpuc::ArrayView<float const, 2>".
@@ -125,12 +141,14 @@ std::string Mismatch(const KernelParameter& p, const KernelArg& arg) {
     const int rank = arg.array().ndim();
     std::string element;
     int view_rank = 0;
-    if (!p.IsAggregate()) return "gpuc::view passes a gpuc::ArrayView struct, and this parameter is not one";
+    if (!p.IsAggregate())
+      return "gpuc::view passes a gpuc::ArrayView struct, and this parameter is not one";
     if (!p.cpp_type.empty()) {
       if (!ParseArrayViewType(p.cpp_type, element, view_rank)) {
         return "gpuc::view passes a gpuc::ArrayView, and this parameter is another struct";
       }
-      if (view_rank != rank) return absl::StrCat("the view has ", rank, " axes, the parameter ", view_rank);
+      if (view_rank != rank)
+        return absl::StrCat("the view has ", rank, " axes, the parameter ", view_rank);
       if (!PointeeAccepts(element, ToIr(arg.array().dtype()))) {
         return absl::StrCat("the elements are ", element, ", not ",
                             ir::DTypeNumpyName(ToIr(arg.array().dtype())));
@@ -252,7 +270,9 @@ absl::StatusOr<PackedArguments> PackKernelArguments(const KernelSignature& kerne
     block.assign((std::max(p.size_bytes, 8) + 7) / 8, 0);
     packed.sizes_[i] = static_cast<size_t>(p.size_bytes);
     switch (arg.kind()) {
-      case KernelArg::Kind::kArray: Put(block, arrays[i].address); break;
+      case KernelArg::Kind::kArray:
+        Put(block, arrays[i].address);
+        break;
       case KernelArg::Kind::kView: {
         const ir::Shape& shape = arrays[i].shape;
         const int rank = shape.rank();

@@ -72,9 +72,9 @@ ResolvedArrays ResolveArrays(const codegen::KernelSignature& kernel,
     detail::DeviceTensor device = internal::ValueOrThrow(impl.buffer().OnDevice(executor));
     if (kernel.parameters[i].MayWrite()) {
       if (SharedWithOthers(impl, device)) {
-        std::shared_ptr<detail::DeviceStorage> storage = internal::ValueOrThrow(
-            detail::DeviceStorage::Allocate(executor.device(), *stream,
-                                            static_cast<size_t>(device.size_in_bytes())));
+        std::shared_ptr<detail::DeviceStorage> storage =
+            internal::ValueOrThrow(detail::DeviceStorage::Allocate(
+                executor.device(), *stream, static_cast<size_t>(device.size_in_bytes())));
         internal::ThrowIfError(stream->CopyDeviceToDevice(
             storage->address(), device.address, static_cast<size_t>(device.size_in_bytes())));
         detail::DeviceTensor copy{device.type, storage, storage->address()};
@@ -88,8 +88,8 @@ ResolvedArrays ResolveArrays(const codegen::KernelSignature& kernel,
   return resolved;
 }
 
-void LaunchOnCurrentStream(RawModuleImpl& module, const std::string& symbol, Dim3 grid,
-                           Dim3 block, const std::vector<KernelArg>& args, unsigned shared_bytes) {
+void LaunchOnCurrentStream(RawModuleImpl& module, const std::string& symbol, Dim3 grid, Dim3 block,
+                           const std::vector<KernelArg>& args, unsigned shared_bytes) {
   // Checked before anything is evaluated, loaded or launched.
   const codegen::KernelSignature* signature = module.Signature(symbol);
   if (signature != nullptr) internal::ThrowIfError(detail::CheckKernelArguments(*signature, args));
@@ -207,9 +207,8 @@ RawKernel::RawKernel(const std::string& source, const std::string& name,
   // A template instantiation is a name expression: NVRTC instantiates and names it.
   std::vector<std::string> expressions;
   if (absl::StrContains(name, "<")) expressions.push_back(name);
-  module_ = internal::ValueOrThrow(
-      RawModuleImpl::Compile(source, ProgramName(name.substr(0, name.find('<'))), options,
-                             expressions));
+  module_ = internal::ValueOrThrow(RawModuleImpl::Compile(
+      source, ProgramName(name.substr(0, name.find('<'))), options, expressions));
   name_ = name;
   symbol_ = internal::ValueOrThrow(module_->ResolveKernel(name));
 }

@@ -42,8 +42,8 @@ absl::StatusOr<std::shared_ptr<RawModuleImpl>> RawModuleImpl::Compile(
   if (const char* disk = std::getenv("GPUC_DISK_CACHE"); !disk || std::string(disk) != "0") {
     cache.emplace(codegen::DiskCache::DefaultDirectory(), codegen::DiskCache::DefaultMaxBytes());
   }
-  absl::StatusOr<codegen::CompiledCuda> compiled = codegen::CompileCudaSource(
-      source, program_name, compile, cache ? &*cache : nullptr);
+  absl::StatusOr<codegen::CompiledCuda> compiled =
+      codegen::CompileCudaSource(source, program_name, compile, cache ? &*cache : nullptr);
   if (!compiled.ok()) return compiled.status();
   auto impl = std::make_shared<RawModuleImpl>();
   impl->program_name = program_name;
@@ -111,9 +111,9 @@ absl::StatusOr<runtime::CudaModule*> RawModuleImpl::Loaded() {
   if (loaded_) return loaded_.get();
   absl::StatusOr<GpuExecutor*> executor = GpuExecutor::Get();
   if (!executor.ok()) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        program_name, ": cannot launch: no CUDA device is present (", executor.status().message(),
-        "); compiling works without one"));
+    return absl::FailedPreconditionError(
+        absl::StrCat(program_name, ": cannot launch: no CUDA device is present (",
+                     executor.status().message(), "); compiling works without one"));
   }
   absl::StatusOr<std::unique_ptr<runtime::CudaModule>> module =
       kind == Image::kPtx ? runtime::CudaModule::LoadPtx((*executor)->device(), image)
@@ -141,7 +141,7 @@ absl::StatusOr<codegen::KernelSignature> RawModuleImpl::DriverSignature(
     parameter.size_bytes = static_cast<int>(size);
     parameter.align_bytes = static_cast<int>(size);
     // Only the size is known: "u8" and "b16".."b64" for scalar sizes, "b8" (a struct) else.
-    parameter.ptx_type = size == 1                           ? "u8"
+    parameter.ptx_type = size == 1                             ? "u8"
                          : size == 2 || size == 4 || size == 8 ? absl::StrCat("b", size * 8)
                                                                : "b8";
     signature.parameters.push_back(parameter);

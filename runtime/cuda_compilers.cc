@@ -31,14 +31,22 @@ absl::StatusOr<NvJitLink> LoadNvJitLink() {
 
 const char* NvJitLinkResultName(nvJitLinkResult result) {
   switch (result) {
-    case NVJITLINK_SUCCESS: return "success";
-    case NVJITLINK_ERROR_UNRECOGNIZED_OPTION: return "unrecognized option";
-    case NVJITLINK_ERROR_MISSING_ARCH: return "missing -arch";
-    case NVJITLINK_ERROR_INVALID_INPUT: return "invalid input";
-    case NVJITLINK_ERROR_PTX_COMPILE: return "PTX compile error";
-    case NVJITLINK_ERROR_NVVM_COMPILE: return "NVVM compile error";
-    case NVJITLINK_ERROR_INTERNAL: return "internal error";
-    default: return "error";
+    case NVJITLINK_SUCCESS:
+      return "success";
+    case NVJITLINK_ERROR_UNRECOGNIZED_OPTION:
+      return "unrecognized option";
+    case NVJITLINK_ERROR_MISSING_ARCH:
+      return "missing -arch";
+    case NVJITLINK_ERROR_INVALID_INPUT:
+      return "invalid input";
+    case NVJITLINK_ERROR_PTX_COMPILE:
+      return "PTX compile error";
+    case NVJITLINK_ERROR_NVVM_COMPILE:
+      return "NVVM compile error";
+    case NVJITLINK_ERROR_INTERNAL:
+      return "internal error";
+    default:
+      return "error";
   }
 }
 
@@ -80,12 +88,11 @@ absl::Status NvJitLinkStatus(nvJitLinkResult result, absl::string_view call) {
 std::string DescribeCudaCompilers() {
   absl::StatusOr<const Nvrtc*> nvrtc = GetNvrtc();
   absl::StatusOr<const NvJitLink*> link = GetNvJitLink();
-  return absl::StrCat(
-      nvrtc.ok() ? absl::StrCat("NVRTC ", (*nvrtc)->major, ".", (*nvrtc)->minor)
-                 : std::string(nvrtc.status().message()),
-      ", ",
-      link.ok() ? absl::StrCat("nvJitLink ", (*link)->major, ".", (*link)->minor)
-                : std::string(link.status().message()));
+  return absl::StrCat(nvrtc.ok() ? absl::StrCat("NVRTC ", (*nvrtc)->major, ".", (*nvrtc)->minor)
+                                 : std::string(nvrtc.status().message()),
+                      ", ",
+                      link.ok() ? absl::StrCat("nvJitLink ", (*link)->major, ".", (*link)->minor)
+                                : std::string(link.status().message()));
 }
 
 }  // namespace gpuc::runtime

@@ -46,15 +46,15 @@ struct Nvrtc {
 /// nvJitLink.h maps each name to a versioned entry point (nvJitLinkCreate calls
 /// __nvJitLinkCreate_13_0); the table holds the versioned ones, which later 13.x libraries
 /// keep exporting.
-#define GPUC_NVJITLINK_FUNCTIONS(X)      \
-  X(__nvJitLinkCreate_13_0)              \
-  X(__nvJitLinkDestroy_13_0)             \
-  X(__nvJitLinkAddData_13_0)             \
-  X(__nvJitLinkComplete_13_0)            \
-  X(__nvJitLinkGetLinkedCubinSize_13_0)  \
-  X(__nvJitLinkGetLinkedCubin_13_0)      \
-  X(__nvJitLinkGetErrorLogSize_13_0)     \
-  X(__nvJitLinkGetErrorLog_13_0)         \
+#define GPUC_NVJITLINK_FUNCTIONS(X)     \
+  X(__nvJitLinkCreate_13_0)             \
+  X(__nvJitLinkDestroy_13_0)            \
+  X(__nvJitLinkAddData_13_0)            \
+  X(__nvJitLinkComplete_13_0)           \
+  X(__nvJitLinkGetLinkedCubinSize_13_0) \
+  X(__nvJitLinkGetLinkedCubin_13_0)     \
+  X(__nvJitLinkGetErrorLogSize_13_0)    \
+  X(__nvJitLinkGetErrorLog_13_0)        \
   X(nvJitLinkVersion)
 
 struct NvJitLink {

@@ -12,7 +12,7 @@ namespace gpuc::runtime {
 
 /// dlopen of the first soname that opens; RTLD_LOCAL keeps the library's symbols private.
 absl::StatusOr<void*> OpenCudaLibrary(absl::string_view what,
-                                       std::initializer_list<const char*> sonames) {
+                                      std::initializer_list<const char*> sonames) {
   if (const char* flag = std::getenv("GPUC_VENDOR_LIBRARIES");
       flag && absl::string_view(flag) == "0") {
     return absl::UnavailableError("GPUC_VENDOR_LIBRARIES=0 turns the vendor libraries off");

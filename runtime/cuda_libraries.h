@@ -126,12 +126,12 @@ absl::StatusOr<void*> OpenCudaLibrary(absl::string_view what,
 /// enclosing loader naming the library (`what`) and the missing entry point.
 #define GPUC_CUDA_LIBRARY_STRINGIFY_EXPANDED(x) GPUC_CUDA_LIBRARY_STRINGIFY(x)
 #define GPUC_CUDA_LIBRARY_STRINGIFY(x) #x
-#define GPUC_CUDA_LIBRARY_LOOKUP(name)                                                       \
-  table.name = reinterpret_cast<decltype(table.name)>(                                       \
-      dlsym(*library, GPUC_CUDA_LIBRARY_STRINGIFY_EXPANDED(name)));                          \
-  if (table.name == nullptr) {                                                               \
-    return absl::UnavailableError(absl::StrCat(                                              \
-        what, " lacks ", GPUC_CUDA_LIBRARY_STRINGIFY_EXPANDED(name), ": too old?"));         \
+#define GPUC_CUDA_LIBRARY_LOOKUP(name)                                                            \
+  table.name = reinterpret_cast<decltype(table.name)>(                                            \
+      dlsym(*library, GPUC_CUDA_LIBRARY_STRINGIFY_EXPANDED(name)));                               \
+  if (table.name == nullptr) {                                                                    \
+    return absl::UnavailableError(                                                                \
+        absl::StrCat(what, " lacks ", GPUC_CUDA_LIBRARY_STRINGIFY_EXPANDED(name), ": too old?")); \
   }
 
 /// The loaded library, or Unavailable with the one-line reason (not installed, an entry point

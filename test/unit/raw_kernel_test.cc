@@ -23,9 +23,9 @@
 namespace gpuc {
 namespace {
 
-#define SKIP_WITHOUT_NVRTC()                                                    \
+#define SKIP_WITHOUT_NVRTC()                                                            \
   if (absl::StatusOr<const runtime::Nvrtc*> nvrtc = runtime::GetNvrtc(); !nvrtc.ok()) { \
-    GTEST_SKIP() << nvrtc.status().message();                                  \
+    GTEST_SKIP() << nvrtc.status().message();                                           \
   }
 
 constexpr char kKernels[] = R"(
@@ -109,9 +109,9 @@ TEST(RawKernelTest, CompileErrorNamesTheLineAndCarriesTheLog) {
       << message;
   EXPECT_NE(message.find("NVRTC log:"), std::string::npos) << message;
   // A bad option is an error too, and the process goes on compiling.
-  EXPECT_NE(ErrorOf([&] { RawKernel kernel(kKernels, "fill", {"--no-such-option"}); })
-                .find("NVRTC"),
-            std::string::npos);
+  EXPECT_NE(
+      ErrorOf([&] { RawKernel kernel(kKernels, "fill", {"--no-such-option"}); }).find("NVRTC"),
+      std::string::npos);
   RawKernel good(kKernels, "fill", {"-DUNUSED=1"});
   EXPECT_EQ(good.signature(), "fill(.u64, .f32, .u64)");
 }
@@ -179,8 +179,9 @@ TEST_F(RawKernelArgumentTest, ElementTypeMustMatchThePointer) {
 
 TEST_F(RawKernelArgumentTest, NumbersMustSuitTheirParameters) {
   Array y = random::uniform({8}, 0, 1, float32);
-  EXPECT_NE(LaunchError("axpy<float>", {y, y, 2.0f, 2.5}).find("a floating-point number for an "
-                                                              "integer parameter"),
+  EXPECT_NE(LaunchError("axpy<float>", {y, y, 2.0f, 2.5})
+                .find("a floating-point number for an "
+                      "integer parameter"),
             std::string::npos);
   EXPECT_NE(LaunchError("axpy<float>", {y, y, 2.0f, int64_t{1} << 40}).find("does not fit int"),
             std::string::npos);
@@ -205,8 +206,7 @@ TEST_F(RawKernelArgumentTest, ViewsMustMatchRankAndType) {
   Array v = random::uniform({4}, 0, 1, float32);
   EXPECT_NE(LaunchError("copy2d", {view(a), view(v)}).find("the view has 1 axes, the parameter 2"),
             std::string::npos);
-  EXPECT_NE(LaunchError("copy2d", {a, view(a)}).find("takes gpuc::view(array)"),
-            std::string::npos);
+  EXPECT_NE(LaunchError("copy2d", {a, view(a)}).find("takes gpuc::view(array)"), std::string::npos);
   EXPECT_NE(LaunchError("axpy<float>", {view(a), a, 1.0f, 16}).find("is not one"),
             std::string::npos);
   Array i = arange(16).reshape({4, 4});
@@ -250,8 +250,7 @@ TEST_F(RawKernelArgumentTest, PacksEachParameterInItsOwnType) {
   std::vector<KernelArg> args = {full({2}, 1, float16), 0.5, 7};
   std::vector<detail::DeviceArgument> arrays(3);
   arrays[0].address = 0x1234560;
-  absl::StatusOr<detail::PackedArguments> packed =
-      detail::PackKernelArguments(half, args, arrays);
+  absl::StatusOr<detail::PackedArguments> packed = detail::PackKernelArguments(half, args, arrays);
   ASSERT_TRUE(packed.ok()) << packed.status();
   EXPECT_EQ(packed->bytes(0).size(), 8u);
   uint64_t address = 0;
@@ -306,7 +305,8 @@ TEST(KernelSignatureTest, ReadsPtxParametersAndDemangledTypes) {
 .visible .entry none()
 { ret; }
 )";
-  absl::StatusOr<std::vector<codegen::KernelSignature>> kernels = codegen::ParseKernelSignatures(ptx);
+  absl::StatusOr<std::vector<codegen::KernelSignature>> kernels =
+      codegen::ParseKernelSignatures(ptx);
   ASSERT_TRUE(kernels.ok()) << kernels.status();
   ASSERT_EQ(kernels->size(), 3u);
   const codegen::KernelSignature& k2 = (*kernels)[0];
@@ -372,25 +372,27 @@ TEST(NvJitLinkTest, LinksNvptxCodeWithARelocatableUserFunction) {
 	ret;
 }
 )";
-  absl::StatusOr<std::string> cubin = codegen::LinkDeviceCode(
-      {{codegen::LinkInput::Kind::kPtx, kernel_ptx, "apply.ptx"},
-       {codegen::LinkInput::Kind::kCubin, user->cubin, "user.cubin"}},
-      "sm_90");
+  absl::StatusOr<std::string> cubin =
+      codegen::LinkDeviceCode({{codegen::LinkInput::Kind::kPtx, kernel_ptx, "apply.ptx"},
+                               {codegen::LinkInput::Kind::kCubin, user->cubin, "user.cubin"}},
+                              "sm_90");
   ASSERT_TRUE(cubin.ok()) << cubin.status();
-  EXPECT_EQ(cubin->substr(0, 4), "\x7f" "ELF");
+  EXPECT_EQ(cubin->substr(0, 4),
+            "\x7f"
+            "ELF");
   EXPECT_NE(cubin->find("apply"), std::string::npos);
   // Without the user's object the call is unresolved: an error with nvJitLink's log.
-  absl::StatusOr<std::string> unresolved = codegen::LinkDeviceCode(
-      {{codegen::LinkInput::Kind::kPtx, kernel_ptx, "apply.ptx"}}, "sm_90");
+  absl::StatusOr<std::string> unresolved =
+      codegen::LinkDeviceCode({{codegen::LinkInput::Kind::kPtx, kernel_ptx, "apply.ptx"}}, "sm_90");
   ASSERT_FALSE(unresolved.ok());
   EXPECT_NE(unresolved.status().message().find("user_op"), std::string::npos)
       << unresolved.status();
 }
 
 TEST(CudaSourceCompilerTest, FirstCompileErrorReadsNvrtcLogs) {
-  EXPECT_EQ(codegen::FirstCompileError("k.cu(7): warning: unused\nk.cu(9): error: bad thing\n",
-                                       "k.cu"),
-            "line 9: error: bad thing");
+  EXPECT_EQ(
+      codegen::FirstCompileError("k.cu(7): warning: unused\nk.cu(9): error: bad thing\n", "k.cu"),
+      "line 9: error: bad thing");
   EXPECT_EQ(codegen::FirstCompileError("something else\n", "k.cu"), "something else");
 }
 

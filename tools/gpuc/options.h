@@ -40,7 +40,7 @@ struct Options {
   bool explain_fusion = false;
   int max_kernel_arrays = 0;  // > 0: overrides FusionBudgets::max_kernel_arrays (for tests)  //
                               // every fusion decision with its reason, to stdout
-  bool compile_cuda = false;                  // input is CUDA C++: compile it with NVRTC
+  bool compile_cuda = false;  // input is CUDA C++: compile it with NVRTC
   std::vector<std::string> name_expressions;  // --name-expression=E (repeatable)
   std::vector<std::string> nvrtc_options;     // --nvrtc-option=O (repeatable)
   bool info = false;
