@@ -52,6 +52,11 @@ int64_t DiskCache::DefaultMaxBytes() {
   return int64_t{1} << 30;
 }
 
+void DiskCache::OpenDefault(std::optional<DiskCache>& cache) {
+  if (const char* disk = std::getenv("GPUC_DISK_CACHE"); disk && std::string(disk) == "0") return;
+  cache.emplace(DefaultDirectory(), DefaultMaxBytes());
+}
+
 std::string DiskCache::PathFor(const std::string& key) const {
   const std::string hex = absl::StrFormat("%016x", StableHash(key));
   return absl::StrCat(directory_, "/", hex.substr(0, 2), "/", hex, kSuffix);

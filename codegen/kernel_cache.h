@@ -26,6 +26,9 @@ class DiskCache {
   static std::string DefaultDirectory();
   /// $GPUC_CACHE_MAX_BYTES, else 1 GiB: room for tens of thousands of kernels.
   static int64_t DefaultMaxBytes();
+  /// Opens the default cache in `cache`, unless GPUC_DISK_CACHE=0 turns it off (then
+  /// `cache` stays empty). An out-parameter: the cache's atomics make it immovable.
+  static void OpenDefault(std::optional<DiskCache>& cache);
 
   DiskCache(std::string directory, int64_t max_bytes)
       : directory_(std::move(directory)), max_bytes_(max_bytes) {}

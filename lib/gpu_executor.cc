@@ -189,11 +189,7 @@ absl::StatusOr<GpuExecutor*> GpuExecutor::Get() {
     if (!compiler.ok()) return compiler.status();
     e->impl_->compiler = *std::move(compiler);
     e->impl_->build_id = GpucBuildId();
-    const char* disk = std::getenv("GPUC_DISK_CACHE");
-    if (!disk || std::string(disk) != "0") {
-      e->impl_->disk.emplace(codegen::DiskCache::DefaultDirectory(),
-                             codegen::DiskCache::DefaultMaxBytes());
-    }
+    codegen::DiskCache::OpenDefault(e->impl_->disk);
     return e;
   }();
   return executor;

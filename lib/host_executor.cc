@@ -126,11 +126,7 @@ HostExecutor::HostExecutor() : impl_(std::make_unique<Impl>()) {
   }
   impl_->jit = *std::move(jit);
   impl_->build_id = GpucBuildId();
-  const char* disk = std::getenv("GPUC_DISK_CACHE");
-  if (!disk || std::string(disk) != "0") {
-    impl_->disk.emplace(codegen::DiskCache::DefaultDirectory(),
-                        codegen::DiskCache::DefaultMaxBytes());
-  }
+  codegen::DiskCache::OpenDefault(impl_->disk);
 }
 
 HostExecutor::~HostExecutor() = default;

@@ -39,9 +39,7 @@ absl::StatusOr<std::shared_ptr<RawModuleImpl>> RawModuleImpl::Compile(
   compile.options = options;
   compile.name_expressions = name_expressions;
   std::optional<codegen::DiskCache> cache;
-  if (const char* disk = std::getenv("GPUC_DISK_CACHE"); !disk || std::string(disk) != "0") {
-    cache.emplace(codegen::DiskCache::DefaultDirectory(), codegen::DiskCache::DefaultMaxBytes());
-  }
+  codegen::DiskCache::OpenDefault(cache);
   absl::StatusOr<codegen::CompiledCuda> compiled =
       codegen::CompileCudaSource(source, program_name, compile, cache ? &*cache : nullptr);
   if (!compiled.ok()) return compiled.status();

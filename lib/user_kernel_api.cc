@@ -214,9 +214,7 @@ void ElementwiseKernelImpl::CheckCompiles(const ir::UserElementwise& kernel) {
     if (checked.count(signature)) return;
   }
   std::optional<codegen::DiskCache> cache;
-  if (const char* disk = std::getenv("GPUC_DISK_CACHE"); !disk || std::string(disk) != "0") {
-    cache.emplace(codegen::DiskCache::DefaultDirectory(), codegen::DiskCache::DefaultMaxBytes());
-  }
+  codegen::DiskCache::OpenDefault(cache);
   internal::ThrowIfError(
       codegen::CompileUserFunction(kernel, RawKernelArchitecture(), cache ? &*cache : nullptr)
           .status());

@@ -19,6 +19,7 @@
 #include "lib/gpu_executor.h"
 #include "lib/kernel_arguments.h"
 #include "runtime/cuda_compilers.h"
+#include "test/unit/test_util.h"
 
 namespace gpuc {
 namespace {
@@ -57,14 +58,7 @@ std::string Unique(absl::string_view source) {
                       std::chrono::steady_clock::now().time_since_epoch().count(), "\n", source);
 }
 
-std::string ErrorOf(const std::function<void()>& body) {
-  try {
-    body();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using test::ErrorOf;
 
 TEST(RawKernelTest, CompilesTemplatesByNameExpression) {
   SKIP_WITHOUT_NVRTC();

@@ -10,11 +10,21 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "gpuc/errors.h"
 #include "ir/parser.h"
 #include "ir/verifier.h"
 #include "ir/wide_value.h"
 
 namespace gpuc::test {
+
+std::string ErrorOf(const std::function<void()>& body) {
+  try {
+    body();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
 namespace {
 
 double HexToDouble(const std::string& text) { return std::strtod(text.c_str(), nullptr); }

@@ -7,6 +7,7 @@
 #ifndef GPUC_TEST_UNIT_TEST_UTIL_H_
 #define GPUC_TEST_UNIT_TEST_UTIL_H_
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,6 +18,9 @@
 #include "ir/host_tensor.h"
 
 namespace gpuc::test {
+
+/// The message of the gpuc::Error `body` throws, or "" when it throws none.
+std::string ErrorOf(const std::function<void()>& body);
 
 /// A path in the source tree. GPUC_SOURCE_DIR in the environment overrides the build's source
 /// directory, for a test binary moved to another machine (the GPU machine).

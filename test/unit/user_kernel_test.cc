@@ -23,18 +23,12 @@
 #include "passes/buffer_plan.h"
 #include "passes/fusion.h"
 #include "runtime/cuda_compilers.h"
+#include "test/unit/test_util.h"
 
 namespace gpuc {
 namespace {
 
-std::string ErrorOf(const std::function<void()>& body) {
-  try {
-    body();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using test::ErrorOf;
 
 ir::UserElementwise RecordedKernel(const Array& a) {
   const ir::Node& node = *detail::ImplOf(a, "test").node;
