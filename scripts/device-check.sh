@@ -7,8 +7,11 @@
 #           latency rows, GPUC_CUDA_GRAPHS=0) and the
 #           peers (CuPy, cupy.fuse, JAX, torch.compile) side by side, JSON lines plus a table;
 #   library: bench_gpu --library (cuBLAS GEMMs, cuFFT transforms, the fusion around them)
-#           beside CuPy and torch (bench/gpu/library_peers.py).
-# Usage there: bash scripts/device-check.sh tests|bench|library [--quick]; logs go to $OUT.
+#           beside CuPy and torch (bench/gpu/library_peers.py);
+#   user-kernels: bench_gpu --user-kernels (a chain with a user's elementwise op, RawKernel
+#           cold compile and warm cache load) beside CuPy (bench/gpu/user_kernel_peers.py).
+# Usage there: bash scripts/device-check.sh tests|bench|library|user-kernels [--quick]; logs
+# go to $OUT.
 set -uo pipefail
 mode=${1:?tests or bench}
 quick=${2:-}
@@ -44,6 +47,10 @@ if [ "$mode" = tests ]; then
     "$bin/gpuc" "$f" --run --target=interp --show=3 > /tmp/interp.txt 2>&1
     echo "== $f"; tail -n +2 /tmp/gpu.txt | head -8
   done
+elif [ "$mode" = user-kernels ]; then
+  timeout 240 "$bin/bench_gpu" --user-kernels $quick | tee "$out/user-kernels-bench.jsonl"
+  timeout 300 python3 bench/gpu/user_kernel_peers.py $quick | tee -a "$out/user-kernels-bench.jsonl"
+  python3 bench/gpu/table.py "$out/user-kernels-bench.jsonl" | tee "$out/user-kernels-table.md"
 elif [ "$mode" = library ]; then
   timeout 240 "$bin/bench_gpu" --library $quick | tee "$out/library-bench.jsonl"
   # The bias and ReLU as a kernel of their own instead of the GEMM's epilogue, side by side.

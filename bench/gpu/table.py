@@ -12,6 +12,7 @@ for r in rows:
 variants = sorted({r["impl"] for r in rows if r["impl"].startswith("gpuc") and r["impl"] != "gpuc"})
 impls = ["gpuc"] + variants + ["cupy", "cupy.fuse", "jax.jit", "torch", "torch.compile"]
 impls = [i for i in impls if any(r["impl"] == i for r in rows)]
+impls += sorted({r["impl"] for r in rows} - set(impls))  # other references (cupy.hand_fused)
 print("| workload | " + " | ".join(impls) + " | gpuc / best peer |")
 print("|---" * (len(impls) + 2) + "|")
 for w, cells in by.items():

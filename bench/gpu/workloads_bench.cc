@@ -7,7 +7,8 @@
 // result on the host) against a bare launch + synchronize, and cold compile vs warm disk-cache
 // load.
 // Prints one JSON object per line. Run on the GPU machine: bench_gpu [--quick], or
-// bench_gpu --library [--quick] for the library workloads (GEMM, FFT and the fusion around them).
+// bench_gpu --library [--quick] for the library workloads (GEMM, FFT and the fusion around them),
+// bench_gpu --user-kernels [--quick] for users' CUDA kernels (user_kernels_bench.h).
 //
 //===----------------------------------------------------------------------===//
 #include <algorithm>
@@ -20,91 +21,17 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "bench/gpu/bench_util.h"
+#include "bench/gpu/user_kernels_bench.h"
 #include "gpuc/gpuc.h"
-#include "ir/parser.h"
 #include "lib/array_impl.h"
 #include "lib/gpu_executor.h"
-#include "passes/pass_manager.h"
 #include "runtime/module.h"
 
 namespace gpuc {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-[[noreturn]] void Die(const absl::Status& s) {
-  std::fprintf(stderr, "bench_gpu: %s\n", std::string(s.message()).c_str());
-  std::exit(1);
-}
-template <typename T>
-T Must(absl::StatusOr<T> v) {
-  if (!v.ok()) Die(v.status());
-  return *std::move(v);
-}
-void Must(const absl::Status& s) {
-  if (!s.ok()) Die(s);
-}
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-ir::Graph Optimized(const std::string& text) {
-  ir::Graph graph = Must(ir::Parse(text));
-  passes::PassManager pipeline =
-      Must(passes::BuildPipeline(passes::DefaultPipeline(), passes::PassManagerOptions{}));
-  Must(pipeline.Run(graph));
-  return graph;
-}
-
-/// A device-resident random input of `type`: uniform in [low, high), generated on the GPU by
-/// gpuc (complex: real and imaginary parts drawn alike, as the float pairs they are stored as).
-detail::DeviceTensor RandomInput(detail::GpuExecutor& gpu, const ir::TensorType& type,
-                                 uint64_t seed, double low, double high) {
-  random::Generator rng(seed);
-  const bool is_complex =
-      type.dtype == ir::DType::kComplex64 || type.dtype == ir::DType::kComplex128;
-  std::vector<int64_t> dims = type.shape.dims();
-  if (is_complex) dims.push_back(2);
-  const DType real = type.dtype == ir::DType::kComplex64    ? float32
-                     : type.dtype == ir::DType::kComplex128 ? float64
-                                                            : static_cast<DType>(type.dtype);
-  Array a = rng.uniform(dims, low, high, real);
-  eval({a});
-  detail::DeviceTensor t = Must(detail::ImplOf(a, "bench").buffer().OnDevice(gpu));
-  t.type = type;  // the same bytes: complex elements are (re, im) pairs
-  return t;
-}
-
-struct Timing {
-  double ms = 0;
-  int kernels = 0;
-};
-
-/// Median milliseconds of one run of `plan`, from batches of `batch` runs between events.
-Timing TimePlan(detail::GpuExecutor& gpu, const detail::GpuPlan& plan,
-                const std::vector<detail::DeviceTensor>& args, int batches, int batch) {
-  runtime::CudaStream& stream = *Must(gpu.stream());
-  runtime::CudaEvent start = Must(runtime::CudaEvent::Create(gpu.device(), true));
-  runtime::CudaEvent end = Must(runtime::CudaEvent::Create(gpu.device(), true));
-  for (int i = 0; i < 3; ++i) Must(gpu.Run(plan, args).status());  // warm: pool, caches
-  Must(gpu.Synchronize());
-  const int64_t launches_before = gpu.stats().kernel_launches;
-  Must(gpu.Run(plan, args).status());
-  Timing t;
-  t.kernels = static_cast<int>(gpu.stats().kernel_launches - launches_before);
-  std::vector<double> per_run;
-  for (int b = 0; b < batches; ++b) {
-    Must(start.Record(stream));
-    for (int i = 0; i < batch; ++i) Must(gpu.Run(plan, args).status());
-    Must(end.Record(stream));
-    Must(end.Synchronize());
-    per_run.push_back(Must(runtime::CudaEvent::ElapsedMilliseconds(start, end)) / batch);
-  }
-  t.ms = Median(per_run);
-  return t;
-}
+using namespace bench;  // NOLINT: the benchmark's own helpers
 
 struct Workload {
   std::string name;
@@ -113,37 +40,20 @@ struct Workload {
   double low = -2, high = 2;
 };
 
-/// "gpuc", or GPUC_BENCH_LABEL (device-check.sh labels its variants: "gpuc+fast-math", ...).
-std::string Label() {
-  const char* label = std::getenv("GPUC_BENCH_LABEL");
-  return label ? label : "gpuc";
-}
-
-void Report(const std::string& name, const std::string& metric, double value,
-            const std::string& extra = "") {
-  std::printf("{\"impl\": \"%s\", \"workload\": \"%s\", \"%s\": %.4f%s}\n", Label().c_str(),
-              name.c_str(), metric.c_str(), value, extra.c_str());
-  std::fflush(stdout);
-}
-
 void RunBandwidthWorkloads(detail::GpuExecutor& gpu, bool quick) {
   const int64_t n28 = quick ? (1 << 24) : (int64_t{1} << 28);
   const int64_t n26 = quick ? (1 << 22) : (int64_t{1} << 26);
   const int64_t rows = quick ? 4096 : 65536, cols = 4096;
   const int64_t square = quick ? 4096 : 16384;
-  auto sub = [](std::string text, std::vector<std::pair<std::string, int64_t>> values) {
-    for (auto& [k, v] : values) text = absl::StrReplaceAll(text, {{k, absl::StrCat(v)}});
-    return text;
-  };
   std::vector<Workload> workloads = {
       {"exp_mul_add",
-       sub("func @f(%x: f32[N]) -> (f32[N]) {\n  %two = constant {value = 2.0} : f32[]\n"
+       Substitute("func @f(%x: f32[N]) -> (f32[N]) {\n  %two = constant {value = 2.0} : f32[]\n"
            "  %e = exp %x : f32[N]\n  %m = mul %e, %two : f32[N]\n  %y = add %m, %x : f32[N]\n"
            "  return %y\n}\n",
            {{"N", n28}}),
        n28 * 8},
       {"black_scholes",
-       sub(R"(func @bs(%s: f32[N], %k: f32[N], %t: f32[N]) -> (f32[N], f32[N]) {
+       Substitute(R"(func @bs(%s: f32[N], %k: f32[N], %t: f32[N]) -> (f32[N], f32[N]) {
   %r = constant {value = 0.02} : f32[]
   %v = constant {value = 0.3} : f32[]
   %half = constant {value = 0.5} : f32[]
@@ -183,12 +93,12 @@ void RunBandwidthWorkloads(detail::GpuExecutor& gpu, bool quick) {
            {{"N", n26}}),
        n26 * 20, 10, 20},
       {"sum",
-       sub("func @f(%x: f32[N]) -> (f32[]) {\n  %s = reduce_sum %x {axes = [0]} : f32[]\n"
+       Substitute("func @f(%x: f32[N]) -> (f32[]) {\n  %s = reduce_sum %x {axes = [0]} : f32[]\n"
            "  return %s\n}\n",
            {{"N", n28}}),
        n28 * 4},
       {"softmax_rows",
-       sub("func @f(%x: f32[R,C]) -> (f32[R,C]) {\n"
+       Substitute("func @f(%x: f32[R,C]) -> (f32[R,C]) {\n"
            "  %m = reduce_max %x {axes = [1], keepdims = true} : f32[R,1]\n"
            "  %d = sub %x, %m : f32[R,C]\n  %e = exp %d : f32[R,C]\n"
            "  %s = reduce_sum %e {axes = [1], keepdims = true} : f32[R,1]\n"
@@ -196,7 +106,7 @@ void RunBandwidthWorkloads(detail::GpuExecutor& gpu, bool quick) {
            {{"R", rows}, {"C", cols}}),
        rows * cols * 8},
       {"layernorm_rows",
-       sub("func @f(%x: f32[R,C]) -> (f32[R,C]) {\n"
+       Substitute("func @f(%x: f32[R,C]) -> (f32[R,C]) {\n"
            "  %n = constant {value = 4096.0} : f32[]\n"
            "  %eps = constant {value = 0.00001} : f32[]\n"
            "  %s = reduce_sum %x {axes = [1], keepdims = true} : f32[R,1]\n"
@@ -208,12 +118,12 @@ void RunBandwidthWorkloads(detail::GpuExecutor& gpu, bool quick) {
            {{"R", rows}, {"C", cols}}),
        rows * cols * 8},
       {"column_sum",
-       sub("func @f(%x: f32[S,S]) -> (f32[S]) {\n  %s = reduce_sum %x {axes = [0]} : f32[S]\n"
+       Substitute("func @f(%x: f32[S,S]) -> (f32[S]) {\n  %s = reduce_sum %x {axes = [0]} : f32[S]\n"
            "  return %s\n}\n",
            {{"S", square}}),
        square * square * 4},
       {"mean_var",
-       sub("func @f(%x: f32[N]) -> (f32[], f32[]) {\n"
+       Substitute("func @f(%x: f32[N]) -> (f32[], f32[]) {\n"
            "  %n = constant {value = 268435456.0} : f32[]\n"
            "  %s = reduce_sum %x {axes = [0]} : f32[]\n"
            "  %x2 = mul %x, %x : f32[N]\n  %s2 = reduce_sum %x2 {axes = [0]} : f32[]\n"
@@ -250,12 +160,8 @@ void RunBandwidthWorkloads(detail::GpuExecutor& gpu, bool quick) {
 void RunLibraryWorkloads(detail::GpuExecutor& gpu, bool quick) {
   const int64_t g = quick ? 2048 : 4096;
   const int64_t signal = quick ? (1 << 20) : (1 << 24);
-  auto sub = [](std::string text, std::vector<std::pair<std::string, int64_t>> values) {
-    for (auto& [k, v] : values) text = absl::StrReplaceAll(text, {{k, absl::StrCat(v)}});
-    return text;
-  };
   auto gemm = [&](const std::string& dtype) {
-    return absl::StrReplaceAll(sub("func @f(%a: T[G,G], %b: T[G,G]) -> (T[G,G]) {\n"
+    return absl::StrReplaceAll(Substitute("func @f(%a: T[G,G], %b: T[G,G]) -> (T[G,G]) {\n"
                                    "  %c = matmul %a, %b : T[G,G]\n  return %c\n}\n",
                                    {{"G", g}}),
                                {{"T[", dtype + "["}});
@@ -271,7 +177,7 @@ void RunLibraryWorkloads(detail::GpuExecutor& gpu, bool quick) {
       {"hgemm", gemm("f16"), gemm_flops},
       // gelu(a @ w + b) in erf form: the GEMM, then bias and GELU in one fused kernel.
       {"gemm_bias_gelu",
-       sub("func @f(%a: f32[G,G], %w: f32[G,G], %b: f32[G]) -> (f32[G,G]) {\n"
+       Substitute("func @f(%a: f32[G,G], %w: f32[G,G], %b: f32[G]) -> (f32[G,G]) {\n"
            "  %half = constant {value = 0.5} : f32[]\n"
            "  %one = constant {value = 1.0} : f32[]\n"
            "  %r2 = constant {value = 0.7071067811865476} : f32[]\n"
@@ -283,14 +189,14 @@ void RunLibraryWorkloads(detail::GpuExecutor& gpu, bool quick) {
        gemm_flops},
       // relu(a @ w + b): one cuBLASLt GEMM with the RELU_BIAS epilogue (no kernel).
       {"gemm_bias_relu",
-       sub("func @f(%a: f32[G,G], %w: f32[G,G], %b: f32[G]) -> (f32[G,G]) {\n"
+       Substitute("func @f(%a: f32[G,G], %w: f32[G,G], %b: f32[G]) -> (f32[G,G]) {\n"
            "  %zero = constant {value = 0.0} : f32[]\n"
            "  %m = matmul %a, %w : f32[G,G]\n  %x = add %m, %b : f32[G,G]\n"
            "  %y = maximum %x, %zero : f32[G,G]\n  return %y\n}\n",
            {{"G", g}}),
        gemm_flops},
       {"gemm_bias_relu_small",
-       sub("func @f(%a: f32[G,G], %w: f32[G,G], %b: f32[G]) -> (f32[G,G]) {\n"
+       Substitute("func @f(%a: f32[G,G], %w: f32[G,G], %b: f32[G]) -> (f32[G,G]) {\n"
            "  %zero = constant {value = 0.0} : f32[]\n"
            "  %m = matmul %a, %w : f32[G,G]\n  %x = add %m, %b : f32[G,G]\n"
            "  %y = maximum %x, %zero : f32[G,G]\n  return %y\n}\n",
@@ -303,7 +209,7 @@ void RunLibraryWorkloads(detail::GpuExecutor& gpu, bool quick) {
        0},
       // What gpuc::fft::rfft records: one real-to-complex transform.
       {"rfft",
-       sub("func @f(%x: f32[N]) -> (c64[H]) {\n"
+       Substitute("func @f(%x: f32[N]) -> (c64[H]) {\n"
            "  %y = fft %x {axes = [0], kind = \"r2c\", norm = \"backward\"} : c64[H]\n"
            "  return %y\n}\n",
            {{"N", signal}, {"H", signal / 2 + 1}}),
@@ -312,7 +218,7 @@ void RunLibraryWorkloads(detail::GpuExecutor& gpu, bool quick) {
       // two R2C transforms, the pointwise product with irfft's 1/n scale fused into it, and a
       // C2R working in the product (its only reader).
       {"fft_convolution",
-       sub("func @f(%a: f32[N], %b: f32[N]) -> (f32[N]) {\n"
+       Substitute("func @f(%a: f32[N], %b: f32[N]) -> (f32[N]) {\n"
            "  %fa = fft %a {axes = [0], kind = \"r2c\", norm = \"backward\"} : c64[H]\n"
            "  %fb = fft %b {axes = [0], kind = \"r2c\", norm = \"backward\"} : c64[H]\n"
            "  %p = mul %fa, %fb : c64[H]\n"
@@ -506,6 +412,10 @@ int main(int argc, char** argv) {
     CompileOnce(argv[2]);
     return 0;
   }
+  if (argc == 3 && std::string(argv[1]) == "--raw-kernel-compile-once") {
+    bench::RawKernelCompileOnce(argv[2]);
+    return 0;
+  }
   const bool quick = argc > 1 && std::string(argv[1]) == "--quick";
   absl::StatusOr<detail::GpuExecutor*> gpu = detail::GpuExecutor::Get();
   if (!gpu.ok()) {
@@ -514,6 +424,11 @@ int main(int argc, char** argv) {
   }
   if (argc > 1 && std::string(argv[1]) == "--latency") {
     RunLatency(**gpu);
+    return 0;
+  }
+  if (argc > 1 && std::string(argv[1]) == "--user-kernels") {
+    bench::RunRawKernelCompileTimes();
+    bench::RunUserKernelWorkloads(**gpu, argc > 2 && std::string(argv[2]) == "--quick");
     return 0;
   }
   if (argc > 1 && std::string(argv[1]) == "--library") {
