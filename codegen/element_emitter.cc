@@ -314,6 +314,33 @@ llvm::Value* ElementEmitter::EmitPad(const Node& node, const Index& index) {
       inside, [&] { return Emit(&in, in_index); }, [&] { return EmitConstant(node); });
 }
 
+llvm::Value* ElementEmitter::EmitUpdateSlice(const Node& node, const Index& index) {
+  llvm::IRBuilder<>& b = values_.builder();
+  const Node& old = node.operand(0);
+  const Node& value = node.operand(1);
+  const std::vector<int64_t>& start = Ints(node, "start");
+  const std::vector<int64_t>& step = Ints(node, "step");
+  // Position i of an axis is written when d = (i - start) * sign(step) is a multiple of |step|
+  // and d / |step| (the value's index) is below the region's length. A negative d wraps to a
+  // huge unsigned number, so one unsigned compare checks both ends.
+  Index value_index(index.size());
+  llvm::Value* inside = b.getTrue();
+  for (size_t k = 0; k < index.size(); ++k) {
+    const int64_t stride = step[k] < 0 ? -step[k] : step[k];
+    llvm::Value* d = step[k] > 0 ? b.CreateSub(index[k], IndexConstant(start[k]))
+                                 : b.CreateSub(IndexConstant(start[k]), index[k]);
+    if (stride != 1) {
+      inside = b.CreateAnd(
+          inside, b.CreateICmpEQ(b.CreateURem(d, IndexConstant(stride)), IndexConstant(0)));
+      d = b.CreateUDiv(d, IndexConstant(stride));
+    }
+    value_index[k] = d;
+    inside = b.CreateAnd(inside, b.CreateICmpULT(d, Extent(value.shape()[k])));
+  }
+  return Conditional(
+      inside, [&] { return Emit(&value, value_index); }, [&] { return Emit(&old, index); });
+}
+
 llvm::Value* ElementEmitter::EmitConcatenate(const Node& node, const Index& index) {
   llvm::IRBuilder<>& b = values_.builder();
   const int axis = static_cast<int>(*node.attrs().Get<int64_t>("axis"));
@@ -406,6 +433,8 @@ llvm::Value* ElementEmitter::EmitUncached(const Node* node, const Index& index) 
     }
     case OpCode::kPad:
       return EmitPad(n, index);
+    case OpCode::kUpdateSlice:
+      return EmitUpdateSlice(n, index);
     case OpCode::kConcatenate:
       return EmitConcatenate(n, index);
     case OpCode::kTake:

@@ -90,6 +90,7 @@ class ElementEmitter {
   llvm::Value* EmitConstant(const ir::Node& node);
   llvm::Value* EmitReshape(const ir::Node& node, const Index& index);
   llvm::Value* EmitPad(const ir::Node& node, const Index& index);
+  llvm::Value* EmitUpdateSlice(const ir::Node& node, const Index& index);
   llvm::Value* EmitConcatenate(const ir::Node& node, const Index& index);
   llvm::Value* EmitTake(const ir::Node& node, const Index& index);
   /// `index` in a node of shape `shape` read through broadcasting from `operand_shape`.

@@ -21,7 +21,7 @@ bool IsReduction(const Node* n) { return n->info().kind == ir::OpKind::kReductio
 /// Attributes that only restate the result shape; leaving them out of the key keeps one
 /// kernel for every size.
 bool ImpliedByShape(const Node& n, const std::string& attr) {
-  return (n.op() == ir::OpCode::kSlice && attr == "stop") ||
+  return ((n.op() == ir::OpCode::kSlice || n.op() == ir::OpCode::kUpdateSlice) && attr == "stop") ||
          (n.op() == ir::OpCode::kPad && attr == "high");
 }
 

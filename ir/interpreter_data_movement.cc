@@ -54,6 +54,20 @@ HostTensor EvalDataMovementNode(const Node& node, const Operands& operands) {
       }
       return out;
     }
+    case OpCode::kUpdateSlice: {
+      std::memcpy(out.data(), operands[0]->data(), out.size_in_bytes());
+      const HostTensor& value = *operands[1];
+      const auto& start = *attrs.Get<std::vector<int64_t>>("start");
+      const auto& step = *attrs.Get<std::vector<int64_t>>("step");
+      const std::vector<int64_t> strides = ContiguousStrides(shape);
+      for (int64_t i = 0; i < value.num_elements(); ++i) {
+        UnflattenIndex(i, value.shape(), absl::MakeSpan(index));
+        int64_t offset = 0;
+        for (int k = 0; k < rank; ++k) offset += (start[k] + index[k] * step[k]) * strides[k];
+        CopyElement(out, offset, value, i);
+      }
+      return out;
+    }
     default:
       break;
   }

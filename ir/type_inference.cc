@@ -314,6 +314,16 @@ absl::StatusOr<TensorType> InferDataMovement(OpCode op, absl::Span<const TensorT
     }
     case OpCode::kSlice:
       return InferSlice(op, operands[0], attrs);
+    case OpCode::kUpdateSlice: {
+      absl::StatusOr<TensorType> region = InferSlice(op, operands[0], attrs);
+      if (!region.ok()) return region.status();
+      if (operands[1].dtype != operands[0].dtype || !(operands[1].shape == region->shape)) {
+        return OpError(
+            op, absl::StrCat("the value ", operands[1].ToString(), " must be the region's type ",
+                             region->ToString(), " of ", operands[0].ToString()));
+      }
+      return operands[0];
+    }
     case OpCode::kTake:
       return InferTake(op, operands[0], operands[1], attrs);
     case OpCode::kConcatenate: {

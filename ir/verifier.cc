@@ -42,6 +42,7 @@ absl::Span<const absl::string_view> AllowedAttributes(OpCode op) {
     case OpCode::kTranspose:
       return kTranspose;
     case OpCode::kSlice:
+    case OpCode::kUpdateSlice:
       return kSlice;
     case OpCode::kConcatenate:
     case OpCode::kIota:

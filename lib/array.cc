@@ -18,10 +18,21 @@ using detail::ImplOf;
 
 Array::Array() = default;
 Array::~Array() = default;
-Array::Array(const Array&) = default;
-Array::Array(Array&&) noexcept = default;
-Array& Array::operator=(const Array&) = default;
-Array& Array::operator=(Array&&) noexcept = default;
+// A copy or move carries the value only, never where an assignment to a subscript writes.
+Array::Array(const Array& other) : impl_(other.impl_) {}
+Array::Array(Array&& other) noexcept : impl_(std::move(other.impl_)) {}
+Array& Array::operator=(const Array& other) & {
+  impl_ = other.impl_;
+  subscripted_from_ = nullptr;
+  subscript_.reset();
+  return *this;
+}
+Array& Array::operator=(Array&& other) & noexcept {
+  impl_ = std::move(other.impl_);
+  subscripted_from_ = nullptr;
+  subscript_.reset();
+  return *this;
+}
 Array::Array(std::shared_ptr<detail::ArrayImpl> impl) : impl_(std::move(impl)) {}
 
 Operand::Operand(const Array& array, std::source_location site)
@@ -176,16 +187,26 @@ Array& Array::compound_assign(Array (*op)(const Operand&, const Operand&), const
   return *this;
 }
 
-Array& Array::operator+=(const Operand& o) { return compound_assign(add, "+=", o); }
-Array& Array::operator-=(const Operand& o) { return compound_assign(subtract, "-=", o); }
-Array& Array::operator*=(const Operand& o) { return compound_assign(multiply, "*=", o); }
-Array& Array::operator/=(const Operand& o) { return compound_assign(divide, "/=", o); }
-Array& Array::operator%=(const Operand& o) { return compound_assign(mod, "%=", o); }
-Array& Array::operator&=(const Operand& o) { return compound_assign(bitwise_and, "&=", o); }
-Array& Array::operator|=(const Operand& o) { return compound_assign(bitwise_or, "|=", o); }
-Array& Array::operator^=(const Operand& o) { return compound_assign(bitwise_xor, "^=", o); }
-Array& Array::operator<<=(const Operand& o) { return compound_assign(left_shift, "<<=", o); }
-Array& Array::operator>>=(const Operand& o) { return compound_assign(right_shift, ">>=", o); }
+Array& Array::operator+=(const Operand& o) & { return compound_assign(add, "+=", o); }
+void Array::operator+=(const Operand& o) && { compound_write(add, "+=", o); }
+Array& Array::operator-=(const Operand& o) & { return compound_assign(subtract, "-=", o); }
+void Array::operator-=(const Operand& o) && { compound_write(subtract, "-=", o); }
+Array& Array::operator*=(const Operand& o) & { return compound_assign(multiply, "*=", o); }
+void Array::operator*=(const Operand& o) && { compound_write(multiply, "*=", o); }
+Array& Array::operator/=(const Operand& o) & { return compound_assign(divide, "/=", o); }
+void Array::operator/=(const Operand& o) && { compound_write(divide, "/=", o); }
+Array& Array::operator%=(const Operand& o) & { return compound_assign(mod, "%=", o); }
+void Array::operator%=(const Operand& o) && { compound_write(mod, "%=", o); }
+Array& Array::operator&=(const Operand& o) & { return compound_assign(bitwise_and, "&=", o); }
+void Array::operator&=(const Operand& o) && { compound_write(bitwise_and, "&=", o); }
+Array& Array::operator|=(const Operand& o) & { return compound_assign(bitwise_or, "|=", o); }
+void Array::operator|=(const Operand& o) && { compound_write(bitwise_or, "|=", o); }
+Array& Array::operator^=(const Operand& o) & { return compound_assign(bitwise_xor, "^=", o); }
+void Array::operator^=(const Operand& o) && { compound_write(bitwise_xor, "^=", o); }
+Array& Array::operator<<=(const Operand& o) & { return compound_assign(left_shift, "<<=", o); }
+void Array::operator<<=(const Operand& o) && { compound_write(left_shift, "<<=", o); }
+Array& Array::operator>>=(const Operand& o) & { return compound_assign(right_shift, ">>=", o); }
+void Array::operator>>=(const Operand& o) && { compound_write(right_shift, ">>=", o); }
 
 Array operator+(const Operand& a, const Operand& b) { return add(a, b); }
 Array operator-(const Operand& a, const Operand& b) { return subtract(a, b); }

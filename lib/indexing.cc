@@ -9,8 +9,10 @@
 #include "gpuc/array.h"
 #include "ir/type_inference.h"
 #include "lib/recorder.h"
+#include "lib/subscript.h"
 
 namespace gpuc {
+namespace detail {
 namespace {
 
 struct Range {
@@ -18,8 +20,8 @@ struct Range {
 };
 
 /// Python's slice.indices(extent), in the IR's normalized form.
-Range NormalizeSlice(const Slice& s, int64_t extent, int axis) {
-  if (s.step == 0) detail::ThrowInvalid(absl::StrCat("index: slice step of axis ", axis, " is 0"));
+Range NormalizeSlice(const char* op, const Slice& s, int64_t extent, int axis) {
+  if (s.step == 0) ThrowInvalid(absl::StrCat(op, ": slice step of axis ", axis, " is 0"));
   const bool forward = s.step > 0;
   const int64_t lower = forward ? 0 : -1;
   const int64_t upper = forward ? extent : extent - 1;
@@ -33,18 +35,18 @@ Range NormalizeSlice(const Slice& s, int64_t extent, int axis) {
 
 }  // namespace
 
-Array Array::index(const std::vector<Index>& indices) const {
-  const Shape& shape = this->shape();
-  const int rank = ndim();
+ResolvedSubscript ResolveSubscript(const char* op, const Shape& shape,
+                                   const std::vector<Index>& indices) {
+  const int rank = static_cast<int>(shape.size());
   int consumed = 0, ellipses = 0;
   for (const Index& i : indices) {
     if (i.kind() == Index::Kind::kInteger || i.kind() == Index::Kind::kSlice) ++consumed;
     if (i.kind() == Index::Kind::kEllipsis) ++ellipses;
   }
-  if (ellipses > 1) detail::ThrowInvalid("index: an index can only have a single ellipsis");
+  if (ellipses > 1) ThrowInvalid(absl::StrCat(op, ": an index can only have a single ellipsis"));
   if (consumed > rank) {
-    detail::ThrowInvalid(absl::StrCat("index: too many indices for an array of shape ",
-                                      ir::Shape(shape).ToString(), ": ", consumed, " were given"));
+    ThrowInvalid(absl::StrCat(op, ": too many indices for an array of shape ",
+                              ir::Shape(shape).ToString(), ": ", consumed, " were given"));
   }
   // The ellipsis, or else the end, stands for full slices of the axes not indexed.
   int missing = rank - consumed;
@@ -58,47 +60,54 @@ Array Array::index(const std::vector<Index>& indices) const {
   }
   for (; missing > 0; --missing) expanded.push_back(colon);
 
-  std::vector<int64_t> start, stop, step;
-  Shape result;
-  bool identity_slice = true;
+  ResolvedSubscript r;
   int axis = 0;
   for (const Index& i : expanded) {
     if (i.kind() == Index::Kind::kNewAxis) {
-      result.push_back(1);
+      r.result.push_back(1);
       continue;
     }
     const int64_t extent = shape[axis];
     if (i.kind() == Index::Kind::kInteger) {
       int64_t k = i.integer();
       if (k < -extent || k >= extent) {
-        detail::ThrowInvalid(
-            absl::StrCat("index: ", k, " is out of bounds for axis ", axis, " with size ", extent));
+        ThrowInvalid(absl::StrCat(op, ": index ", k, " is out of bounds for axis ", axis,
+                                  " with size ", extent));
       }
       if (k < 0) k += extent;
-      start.push_back(k);
-      stop.push_back(k + 1);
-      step.push_back(1);
-      identity_slice = identity_slice && extent == 1;
+      r.start.push_back(k);
+      r.stop.push_back(k + 1);
+      r.step.push_back(1);
+      r.region.push_back(1);
+      r.identity = r.identity && extent == 1;
     } else {
-      Range r = NormalizeSlice(i.slice(), extent, axis);
-      start.push_back(r.start);
-      stop.push_back(r.stop);
-      step.push_back(r.step);
-      const int64_t length = ir::SliceLength(r.start, r.stop, r.step);
-      identity_slice = identity_slice && r.step == 1 && r.start == 0 && length == extent;
-      result.push_back(length);
+      Range range = NormalizeSlice(op, i.slice(), extent, axis);
+      r.start.push_back(range.start);
+      r.stop.push_back(range.stop);
+      r.step.push_back(range.step);
+      const int64_t length = ir::SliceLength(range.start, range.stop, range.step);
+      r.identity = r.identity && range.step == 1 && range.start == 0 && length == extent;
+      r.region.push_back(length);
+      r.result.push_back(length);
     }
     ++axis;
   }
+  return r;
+}
+
+}  // namespace detail
+
+Array Array::index(const std::vector<Index>& indices) const {
+  const detail::ResolvedSubscript r = detail::ResolveSubscript("index", shape(), indices);
   Array sliced = *this;
-  if (!identity_slice) {
+  if (!r.identity) {
     ir::Attributes attrs;
-    attrs.Set("start", start);
-    attrs.Set("stop", stop);
-    attrs.Set("step", step);
+    attrs.Set("start", r.start);
+    attrs.Set("stop", r.stop);
+    attrs.Set("step", r.step);
     sliced = detail::Record(ir::OpCode::kSlice, {*this}, std::move(attrs));
   }
-  return detail::Reshaped(sliced, result);
+  return detail::Reshaped(sliced, r.result);
 }
 
 }  // namespace gpuc

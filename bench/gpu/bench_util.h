@@ -37,7 +37,8 @@ double Median(std::vector<double> v);
 double MillisecondsSince(Clock::time_point start);
 
 /// `text` with every key replaced by its number (sizes in .gir templates).
-std::string Substitute(std::string text, const std::vector<std::pair<std::string, int64_t>>& values);
+std::string Substitute(std::string text,
+                       const std::vector<std::pair<std::string, int64_t>>& values);
 
 /// Parsed, verified and run through the default pass pipeline.
 ir::Graph Optimized(const std::string& text);

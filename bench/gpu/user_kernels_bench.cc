@@ -163,8 +163,8 @@ void RawKernelCompileOnce(const std::string& phase) {
     Die(absl::InternalError("heat_step wrote a wrong value"));
   }
   ReportAs(Label(), absl::StrCat("raw_kernel_compile_", phase), "ms", compile_ms,
-           absl::StrCat(", \"first_launch_ms\": ", first_launch_ms, ", \"nvrtc_load_ms\": ",
-                        nvrtc_load_ms));
+           absl::StrCat(", \"first_launch_ms\": ", first_launch_ms,
+                        ", \"nvrtc_load_ms\": ", nvrtc_load_ms));
 }
 
 }  // namespace gpuc::bench

@@ -47,7 +47,8 @@ void RunBandwidthWorkloads(detail::GpuExecutor& gpu, bool quick) {
   const int64_t square = quick ? 4096 : 16384;
   std::vector<Workload> workloads = {
       {"exp_mul_add",
-       Substitute("func @f(%x: f32[N]) -> (f32[N]) {\n  %two = constant {value = 2.0} : f32[]\n"
+       Substitute(
+           "func @f(%x: f32[N]) -> (f32[N]) {\n  %two = constant {value = 2.0} : f32[]\n"
            "  %e = exp %x : f32[N]\n  %m = mul %e, %two : f32[N]\n  %y = add %m, %x : f32[N]\n"
            "  return %y\n}\n",
            {{"N", n28}}),
@@ -90,47 +91,48 @@ void RunBandwidthWorkloads(detail::GpuExecutor& gpu, bool quick) {
   return %call, %put
 }
 )",
-           {{"N", n26}}),
+                  {{"N", n26}}),
        n26 * 20, 10, 20},
       {"sum",
        Substitute("func @f(%x: f32[N]) -> (f32[]) {\n  %s = reduce_sum %x {axes = [0]} : f32[]\n"
-           "  return %s\n}\n",
-           {{"N", n28}}),
+                  "  return %s\n}\n",
+                  {{"N", n28}}),
        n28 * 4},
       {"softmax_rows",
        Substitute("func @f(%x: f32[R,C]) -> (f32[R,C]) {\n"
-           "  %m = reduce_max %x {axes = [1], keepdims = true} : f32[R,1]\n"
-           "  %d = sub %x, %m : f32[R,C]\n  %e = exp %d : f32[R,C]\n"
-           "  %s = reduce_sum %e {axes = [1], keepdims = true} : f32[R,1]\n"
-           "  %y = div %e, %s : f32[R,C]\n  return %y\n}\n",
-           {{"R", rows}, {"C", cols}}),
+                  "  %m = reduce_max %x {axes = [1], keepdims = true} : f32[R,1]\n"
+                  "  %d = sub %x, %m : f32[R,C]\n  %e = exp %d : f32[R,C]\n"
+                  "  %s = reduce_sum %e {axes = [1], keepdims = true} : f32[R,1]\n"
+                  "  %y = div %e, %s : f32[R,C]\n  return %y\n}\n",
+                  {{"R", rows}, {"C", cols}}),
        rows * cols * 8},
       {"layernorm_rows",
        Substitute("func @f(%x: f32[R,C]) -> (f32[R,C]) {\n"
-           "  %n = constant {value = 4096.0} : f32[]\n"
-           "  %eps = constant {value = 0.00001} : f32[]\n"
-           "  %s = reduce_sum %x {axes = [1], keepdims = true} : f32[R,1]\n"
-           "  %mean = div %s, %n : f32[R,1]\n  %d = sub %x, %mean : f32[R,C]\n"
-           "  %d2 = mul %d, %d : f32[R,C]\n"
-           "  %ss = reduce_sum %d2 {axes = [1], keepdims = true} : f32[R,1]\n"
-           "  %var = div %ss, %n : f32[R,1]\n  %ve = add %var, %eps : f32[R,1]\n"
-           "  %inv = rsqrt %ve : f32[R,1]\n  %y = mul %d, %inv : f32[R,C]\n  return %y\n}\n",
-           {{"R", rows}, {"C", cols}}),
+                  "  %n = constant {value = 4096.0} : f32[]\n"
+                  "  %eps = constant {value = 0.00001} : f32[]\n"
+                  "  %s = reduce_sum %x {axes = [1], keepdims = true} : f32[R,1]\n"
+                  "  %mean = div %s, %n : f32[R,1]\n  %d = sub %x, %mean : f32[R,C]\n"
+                  "  %d2 = mul %d, %d : f32[R,C]\n"
+                  "  %ss = reduce_sum %d2 {axes = [1], keepdims = true} : f32[R,1]\n"
+                  "  %var = div %ss, %n : f32[R,1]\n  %ve = add %var, %eps : f32[R,1]\n"
+                  "  %inv = rsqrt %ve : f32[R,1]\n  %y = mul %d, %inv : f32[R,C]\n  return %y\n}\n",
+                  {{"R", rows}, {"C", cols}}),
        rows * cols * 8},
       {"column_sum",
-       Substitute("func @f(%x: f32[S,S]) -> (f32[S]) {\n  %s = reduce_sum %x {axes = [0]} : f32[S]\n"
+       Substitute(
+           "func @f(%x: f32[S,S]) -> (f32[S]) {\n  %s = reduce_sum %x {axes = [0]} : f32[S]\n"
            "  return %s\n}\n",
            {{"S", square}}),
        square * square * 4},
       {"mean_var",
        Substitute("func @f(%x: f32[N]) -> (f32[], f32[]) {\n"
-           "  %n = constant {value = 268435456.0} : f32[]\n"
-           "  %s = reduce_sum %x {axes = [0]} : f32[]\n"
-           "  %x2 = mul %x, %x : f32[N]\n  %s2 = reduce_sum %x2 {axes = [0]} : f32[]\n"
-           "  %mean = div %s, %n : f32[]\n  %m2 = div %s2, %n : f32[]\n"
-           "  %mm = mul %mean, %mean : f32[]\n  %var = sub %m2, %mm : f32[]\n"
-           "  return %mean, %var\n}\n",
-           {{"N", n28}}),
+                  "  %n = constant {value = 268435456.0} : f32[]\n"
+                  "  %s = reduce_sum %x {axes = [0]} : f32[]\n"
+                  "  %x2 = mul %x, %x : f32[N]\n  %s2 = reduce_sum %x2 {axes = [0]} : f32[]\n"
+                  "  %mean = div %s, %n : f32[]\n  %m2 = div %s2, %n : f32[]\n"
+                  "  %mm = mul %mean, %mean : f32[]\n  %var = sub %m2, %mm : f32[]\n"
+                  "  return %mean, %var\n}\n",
+                  {{"N", n28}}),
        n28 * 4},
   };
   for (const Workload& w : workloads) {
@@ -162,8 +164,8 @@ void RunLibraryWorkloads(detail::GpuExecutor& gpu, bool quick) {
   const int64_t signal = quick ? (1 << 20) : (1 << 24);
   auto gemm = [&](const std::string& dtype) {
     return absl::StrReplaceAll(Substitute("func @f(%a: T[G,G], %b: T[G,G]) -> (T[G,G]) {\n"
-                                   "  %c = matmul %a, %b : T[G,G]\n  return %c\n}\n",
-                                   {{"G", g}}),
+                                          "  %c = matmul %a, %b : T[G,G]\n  return %c\n}\n",
+                                          {{"G", g}}),
                                {{"T[", dtype + "["}});
   };
   struct LibraryWorkload {
@@ -178,29 +180,29 @@ void RunLibraryWorkloads(detail::GpuExecutor& gpu, bool quick) {
       // gelu(a @ w + b) in erf form: the GEMM, then bias and GELU in one fused kernel.
       {"gemm_bias_gelu",
        Substitute("func @f(%a: f32[G,G], %w: f32[G,G], %b: f32[G]) -> (f32[G,G]) {\n"
-           "  %half = constant {value = 0.5} : f32[]\n"
-           "  %one = constant {value = 1.0} : f32[]\n"
-           "  %r2 = constant {value = 0.7071067811865476} : f32[]\n"
-           "  %m = matmul %a, %w : f32[G,G]\n  %x = add %m, %b : f32[G,G]\n"
-           "  %s = mul %x, %r2 : f32[G,G]\n  %e = erf %s : f32[G,G]\n"
-           "  %p = add %e, %one : f32[G,G]\n  %h = mul %x, %half : f32[G,G]\n"
-           "  %y = mul %h, %p : f32[G,G]\n  return %y\n}\n",
-           {{"G", g}}),
+                  "  %half = constant {value = 0.5} : f32[]\n"
+                  "  %one = constant {value = 1.0} : f32[]\n"
+                  "  %r2 = constant {value = 0.7071067811865476} : f32[]\n"
+                  "  %m = matmul %a, %w : f32[G,G]\n  %x = add %m, %b : f32[G,G]\n"
+                  "  %s = mul %x, %r2 : f32[G,G]\n  %e = erf %s : f32[G,G]\n"
+                  "  %p = add %e, %one : f32[G,G]\n  %h = mul %x, %half : f32[G,G]\n"
+                  "  %y = mul %h, %p : f32[G,G]\n  return %y\n}\n",
+                  {{"G", g}}),
        gemm_flops},
       // relu(a @ w + b): one cuBLASLt GEMM with the RELU_BIAS epilogue (no kernel).
       {"gemm_bias_relu",
        Substitute("func @f(%a: f32[G,G], %w: f32[G,G], %b: f32[G]) -> (f32[G,G]) {\n"
-           "  %zero = constant {value = 0.0} : f32[]\n"
-           "  %m = matmul %a, %w : f32[G,G]\n  %x = add %m, %b : f32[G,G]\n"
-           "  %y = maximum %x, %zero : f32[G,G]\n  return %y\n}\n",
-           {{"G", g}}),
+                  "  %zero = constant {value = 0.0} : f32[]\n"
+                  "  %m = matmul %a, %w : f32[G,G]\n  %x = add %m, %b : f32[G,G]\n"
+                  "  %y = maximum %x, %zero : f32[G,G]\n  return %y\n}\n",
+                  {{"G", g}}),
        gemm_flops},
       {"gemm_bias_relu_small",
        Substitute("func @f(%a: f32[G,G], %w: f32[G,G], %b: f32[G]) -> (f32[G,G]) {\n"
-           "  %zero = constant {value = 0.0} : f32[]\n"
-           "  %m = matmul %a, %w : f32[G,G]\n  %x = add %m, %b : f32[G,G]\n"
-           "  %y = maximum %x, %zero : f32[G,G]\n  return %y\n}\n",
-           {{"G", 512}}),
+                  "  %zero = constant {value = 0.0} : f32[]\n"
+                  "  %m = matmul %a, %w : f32[G,G]\n  %x = add %m, %b : f32[G,G]\n"
+                  "  %y = maximum %x, %zero : f32[G,G]\n  return %y\n}\n",
+                  {{"G", 512}}),
        2.0 * 512 * 512 * 512},
       {"fft_c2c_1024x4096",
        "func @f(%x: c64[1024,4096]) -> (c64[1024,4096]) {\n"
@@ -210,23 +212,23 @@ void RunLibraryWorkloads(detail::GpuExecutor& gpu, bool quick) {
       // What gpuc::fft::rfft records: one real-to-complex transform.
       {"rfft",
        Substitute("func @f(%x: f32[N]) -> (c64[H]) {\n"
-           "  %y = fft %x {axes = [0], kind = \"r2c\", norm = \"backward\"} : c64[H]\n"
-           "  return %y\n}\n",
-           {{"N", signal}, {"H", signal / 2 + 1}}),
+                  "  %y = fft %x {axes = [0], kind = \"r2c\", norm = \"backward\"} : c64[H]\n"
+                  "  return %y\n}\n",
+                  {{"N", signal}, {"H", signal / 2 + 1}}),
        0},
       // Circular convolution of two real signals, what irfft(rfft(a) * rfft(b), n) records:
       // two R2C transforms, the pointwise product with irfft's 1/n scale fused into it, and a
       // C2R working in the product (its only reader).
       {"fft_convolution",
        Substitute("func @f(%a: f32[N], %b: f32[N]) -> (f32[N]) {\n"
-           "  %fa = fft %a {axes = [0], kind = \"r2c\", norm = \"backward\"} : c64[H]\n"
-           "  %fb = fft %b {axes = [0], kind = \"r2c\", norm = \"backward\"} : c64[H]\n"
-           "  %p = mul %fa, %fb : c64[H]\n"
-           "  %scale = constant {value = S} : f32[]\n  %q = mul %p, %scale : c64[H]\n"
-           "  %y = fft %q {axes = [0], inverse = true, kind = \"c2r\", n = N, norm = "
-           "\"forward\"} : f32[N]\n"
-           "  return %y\n}\n",
-           {{"N", signal}, {"H", signal / 2 + 1}}),
+                  "  %fa = fft %a {axes = [0], kind = \"r2c\", norm = \"backward\"} : c64[H]\n"
+                  "  %fb = fft %b {axes = [0], kind = \"r2c\", norm = \"backward\"} : c64[H]\n"
+                  "  %p = mul %fa, %fb : c64[H]\n"
+                  "  %scale = constant {value = S} : f32[]\n  %q = mul %p, %scale : c64[H]\n"
+                  "  %y = fft %q {axes = [0], inverse = true, kind = \"c2r\", n = N, norm = "
+                  "\"forward\"} : f32[N]\n"
+                  "  return %y\n}\n",
+                  {{"N", signal}, {"H", signal / 2 + 1}}),
        0},
   };
   for (LibraryWorkload& w : workloads) {

@@ -8,6 +8,12 @@
 // rebinds `a` to it, so a view taken from `a` earlier (`v = a(gpuc::Slice(0, 2))`) keeps the
 // old values — unlike NumPy, where the view would see the write.
 //
+// Writes follow the same rule. `a(gpuc::Slice(1, -1), 0) = v;` and `a(0) += 1;` record an
+// update of the region and rebind `a` (the handle subscripted) to the new array; the functional
+// form `b = a.at(gpuc::Slice(1, -1), 0).set(v)` (also add, subtract, multiply, divide, min, max)
+// leaves `a` as it is. Views and other handles taken before the write keep the old values, and
+// writing into a view (`Array row = a(1); row(0) = 5;`) changes the view, not `a`.
+//
 // Shape and dtype mistakes throw gpuc::Error when the op is recorded, naming the op, shapes and
 // dtypes. C++ scalars mix in as NEP 50 "weak" scalars: uint8 array + 3 stays uint8, float32
 // array + 0.5 stays float32, an int32 array + 5i becomes complex128, and uint8 array + 300 is
@@ -37,6 +43,7 @@ struct ArrayImpl;
 }  // namespace detail
 
 class Array;
+class IndexedUpdate;
 
 /// A C++ number used as an operand: a NEP 50 weak scalar, which takes the array's dtype when
 /// its kind (bool < integer < float < complex) is not higher than the array's.
@@ -160,8 +167,12 @@ class Array {
   ~Array();
   Array(const Array&);
   Array(Array&&) noexcept;
-  Array& operator=(const Array&);
-  Array& operator=(Array&&) noexcept;
+  // Assigning to a named handle rebinds it. Assigning to a subscript of one writes into it:
+  // a(gpuc::Slice(1, -1)) = v (v broadcast to the region and cast as NumPy's setitem casts).
+  // Assigning to any other temporary array throws, since it would change nothing.
+  Array& operator=(const Array&) &;
+  Array& operator=(Array&&) & noexcept;
+  void operator=(const Operand& value) &&;
 
   bool valid() const { return impl_ != nullptr; }
   DType dtype() const;
@@ -211,12 +222,24 @@ class Array {
   Array T() const { return transpose(); }
   Array flatten() const;
 
-  /// Subscripting: a(1), a(gpuc::colon, gpuc::Slice(0, 10, 2)), a(gpuc::ellipsis, 0).
+  /// Subscripting: a(1), a(gpuc::colon, gpuc::Slice(0, 10, 2)), a(gpuc::ellipsis, 0). On a
+  /// named, non-const array the result can be assigned to (see operator=).
   template <typename... I>
-  Array operator()(const I&... indices) const {
+  Array operator()(const I&... indices) & {
+    return subscript_of_this({Index(indices)...});
+  }
+  template <typename... I>
+  Array operator()(const I&... indices) const& {
+    return index({Index(indices)...});
+  }
+  template <typename... I>
+  Array operator()(const I&... indices) && {
     return index({Index(indices)...});
   }
   Array index(const std::vector<Index>& indices) const;
+  /// The functional write form, JAX's a.at[...]: a.at(gpuc::Slice(0, 2)).set(v) is a new array.
+  template <typename... I>
+  IndexedUpdate at(const I&... indices) const;
 
   Array operator-() const;
   Array operator~() const;
@@ -224,16 +247,26 @@ class Array {
 
   // Record `*this op other` and rebind this handle to the result, cast back to this array's
   // dtype under NumPy's same_kind rule (an int64 array /= 2 is an error, as in NumPy).
-  Array& operator+=(const Operand& other);
-  Array& operator-=(const Operand& other);
-  Array& operator*=(const Operand& other);
-  Array& operator/=(const Operand& other);
-  Array& operator%=(const Operand& other);
-  Array& operator&=(const Operand& other);
-  Array& operator|=(const Operand& other);
-  Array& operator^=(const Operand& other);
-  Array& operator<<=(const Operand& other);
-  Array& operator>>=(const Operand& other);
+  Array& operator+=(const Operand& other) &;
+  void operator+=(const Operand& other) &&;  // a(i) += v writes into a
+  Array& operator-=(const Operand& other) &;
+  void operator-=(const Operand& other) &&;  // a(i) -= v writes into a
+  Array& operator*=(const Operand& other) &;
+  void operator*=(const Operand& other) &&;  // a(i) *= v writes into a
+  Array& operator/=(const Operand& other) &;
+  void operator/=(const Operand& other) &&;  // a(i) /= v writes into a
+  Array& operator%=(const Operand& other) &;
+  void operator%=(const Operand& other) &&;  // a(i) %= v writes into a
+  Array& operator&=(const Operand& other) &;
+  void operator&=(const Operand& other) &&;  // a(i) &= v writes into a
+  Array& operator|=(const Operand& other) &;
+  void operator|=(const Operand& other) &&;  // a(i) |= v writes into a
+  Array& operator^=(const Operand& other) &;
+  void operator^=(const Operand& other) &&;  // a(i) ^= v writes into a
+  Array& operator<<=(const Operand& other) &;
+  void operator<<=(const Operand& other) &&;  // a(i) <<= v writes into a
+  Array& operator>>=(const Operand& other) &;
+  void operator>>=(const Operand& other) &&;  // a(i) >>= v writes into a
 
   /// The implementation, for the library's own use.
   explicit Array(std::shared_ptr<detail::ArrayImpl> impl);
@@ -244,9 +277,50 @@ class Array {
   void copy_item(DType as, void* dst) const;
   Array& compound_assign(Array (*op)(const Operand&, const Operand&), const char* name,
                          const Operand& other);
+  void compound_write(Array (*op)(const Operand&, const Operand&), const char* name,
+                      const Operand& other);
+  Array subscript_of_this(std::vector<Index> indices);
+  Array& written_base(const char* op) const;
 
   std::shared_ptr<detail::ArrayImpl> impl_;
+  // Set only on what operator() & returns: the handle an assignment to this rvalue writes
+  // into, and the subscript it writes. Never copied or moved with the value.
+  Array* subscripted_from_ = nullptr;
+  std::shared_ptr<const std::vector<Index>> subscript_;
 };
+
+/// What Array::at returns: the region of `base` a functional write replaces.
+class IndexedUpdate {
+ public:
+  IndexedUpdate(Array base, std::vector<Index> indices);
+  /// base(indices...).
+  Array get() const;
+  /// base with the region replaced by `value`, broadcast to it and cast to base's dtype as
+  /// NumPy's setitem casts.
+  Array set(const Operand& value) const;
+  /// base with the region replaced by region op value, cast back under 'same_kind' (NumPy's
+  /// a[i] += v).
+  Array add(const Operand& value) const;
+  Array subtract(const Operand& value) const;
+  Array multiply(const Operand& value) const;
+  Array divide(const Operand& value) const;
+  Array min(const Operand& value) const;
+  Array max(const Operand& value) const;
+
+ private:
+  friend class Array;
+  Array write(const char* op, const Operand& value) const;
+  Array combine(Array (*op)(const Operand&, const Operand&), const char* name,
+                const Operand& value) const;
+
+  Array base_;
+  std::vector<Index> indices_;
+};
+
+template <typename... I>
+IndexedUpdate Array::at(const I&... indices) const {
+  return IndexedUpdate(*this, {Index(indices)...});
+}
 
 Array operator+(const Operand& a, const Operand& b);
 Array operator-(const Operand& a, const Operand& b);

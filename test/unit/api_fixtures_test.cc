@@ -263,6 +263,82 @@ const std::map<std::string, CaseFn>& Cases() {
       {"exp_zero_d", [](const Inputs& in) { return exp(in[0]); }},
       {"reshape_zero_d", [](const Inputs& in) { return reshape(in[0], {1, 1}); }},
 
+      // ---- Writes (a copy of the input handle, written into and returned).
+      {"write_interior_scalar",
+       [](const Inputs& in) {
+         Array a = in[0];
+         a(Slice(1, -1), Slice(1, -1)) = -1.5;
+         return a;
+       }},
+      {"write_broadcast_row",
+       [](const Inputs& in) {
+         Array a = in[0];
+         a(Slice(1, none)) = in[1];
+         return a;
+       }},
+      {"write_negative_steps",
+       [](const Inputs& in) {
+         Array a = in[0];
+         a(Slice(none, none, -2), 1, Slice(none, none, -3)) = a(Slice(2), 0, Slice(2)) * 10;
+         return a;
+       }},
+      {"write_int_newaxis",
+       [](const Inputs& in) {
+         Array a = in[0];
+         a(2, newaxis, colon, 4) = a(0, colon, 0);
+         return a;
+       }},
+      {"write_ellipsis",
+       [](const Inputs& in) {
+         Array a = in[0];
+         a(ellipsis, 0) = 7;
+         return a;
+       }},
+      {"write_float_scalar_into_int",
+       [](const Inputs& in) {
+         Array a = in[0];
+         a(0) = 2.75;
+         return a;
+       }},
+      {"write_float_array_into_int",
+       [](const Inputs& in) {
+         return in[0]
+             .at(Slice(1, none), Slice(none, none, 2))
+             .set(in[1](Slice(1, none), Slice(none, none, 2)) * 10);
+       }},
+      {"write_empty_region", [](const Inputs& in) { return in[0].at(Slice(2, 1)).set(5); }},
+      {"write_whole", [](const Inputs& in) { return in[0].at(colon).set(in[1]); }},
+      {"write_leading_unit_axes",
+       [](const Inputs& in) {
+         Array a = in[0];
+         a(Slice(0, 2), Slice(0, 2)) = reshape(in[1], {1, 2, 2});
+         return a;
+       }},
+      {"write_add_strided",
+       [](const Inputs& in) {
+         Array a = in[0];
+         a(colon, Slice(1, none, 2)) += 1.5;
+         return a;
+       }},
+      {"write_multiply_int_row", [](const Inputs& in) { return in[0].at(1).multiply(3); }},
+      {"write_min_max",
+       [](const Inputs& in) {
+         Array a = in[0].at(colon, Slice(0, 3)).min(0.25);
+         return a.at(colon, Slice(3, none)).max(-0.25);
+       }},
+      {"write_heat_steps",
+       [](const Inputs& in) {
+         Array a = in[0];
+         for (int t = 0; t < 3; ++t) a(Slice(1, -1)) = 0.5 * (a(Slice(none, -2)) + a(Slice(2, none)));
+         return a;
+       }},
+      {"write_u8_255",
+       [](const Inputs& in) {
+         Array a = in[0];
+         a(Slice(1, 3)) = 255;
+         return a;
+       }},
+
       // ---- Views, slicing and non-contiguous inputs.
       {"slice_steps",
        [](const Inputs& in) { return in[0](kReversed, Slice(1, none, 2), Slice(-3, none)); }},

@@ -57,6 +57,12 @@ NodeRef ExampleNode(OpCode op, std::vector<NodeRef>& params) {
       attrs.Set("stop", std::vector<int64_t>{-1, 3});
       attrs.Set("step", std::vector<int64_t>{-2, 1});
       break;
+    case OpCode::kUpdateSlice:
+      operands = {param(DType::kFloat32, {5, 3}), param(DType::kFloat32, {3, 3})};
+      attrs.Set("start", std::vector<int64_t>{4, 0});
+      attrs.Set("stop", std::vector<int64_t>{-1, 3});
+      attrs.Set("step", std::vector<int64_t>{-2, 1});
+      break;
     case OpCode::kConcatenate:
       operands = {param(DType::kFloat32, {2, 3}), param(DType::kFloat32, {1, 3})};
       attrs.Set("axis", int64_t{0});
