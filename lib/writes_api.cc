@@ -8,6 +8,8 @@
 // under 'same_kind', as NumPy's a[i] += v does.
 //
 //===----------------------------------------------------------------------===//
+#include <limits>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "gpuc/array.h"
