@@ -10,6 +10,8 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "ir/interpreter.h"
+#include "ir/structural_key.h"
+#include "lib/plan_cache.h"
 #include "lib/recorder.h"
 #include "lib/status_to_error.h"
 #include "passes/pass_manager.h"
@@ -156,6 +158,28 @@ std::vector<BufferRef> RunPrepared(const ir::Graph& graph, const PreparedGraph& 
   return RunGraph(graph, args);
 }
 
+namespace {
+
+// The plan for `graph`'s structure: found in the plan cache, or optimized, prepared and stored.
+std::shared_ptr<const CachedPlan> FindOrPlan(const ir::Graph& graph) {
+  PlanCache& cache = PlanCache::Get();
+  const std::string key = ir::StructuralKey(graph);
+  if (std::shared_ptr<const CachedPlan> plan = cache.Find(key)) return plan;
+  auto plan = std::make_shared<CachedPlan>();
+  plan->graph = WithUnboundParameters(graph);
+  OptimizeGraph(plan->graph);
+  plan->prepared = PrepareGraph(plan->graph);
+  cache.Insert(key, plan);
+  return plan;
+}
+
+std::vector<BufferRef> RunCached(const ir::Graph& graph, const std::vector<BufferRef>& inputs) {
+  std::shared_ptr<const CachedPlan> plan = FindOrPlan(graph);
+  return RunPrepared(plan->graph, *plan->prepared, inputs);
+}
+
+}  // namespace
+
 void EvaluateArrays(const std::vector<ArrayImpl*>& targets) {
   std::vector<ir::NodeRef> results;
   // Several handles may share one pending node; it is computed once.
@@ -175,8 +199,7 @@ void EvaluateArrays(const std::vector<ArrayImpl*>& targets) {
   if (results.empty()) return;
   ir::Graph graph = ir::Graph::FromResults("eval", {}, results);
   std::vector<BufferRef> inputs = CollectBoundInputs(graph);
-  OptimizeGraph(graph);
-  std::vector<BufferRef> values = RunGraph(graph, inputs);
+  std::vector<BufferRef> values = RunCached(graph, inputs);
   for (auto& [impl, index] : to_bind) BindResult(*impl, values[index]);
 }
 

@@ -42,6 +42,24 @@ struct AutoEvalLimits {
 AutoEvalLimits auto_eval_limits();
 void set_auto_eval_limits(AutoEvalLimits limits);
 
+/// Evaluation keeps the fused, compiled plan of each graph it runs, keyed by the graph's
+/// structure (its ops, types, attributes, wiring and recording sites, but not the arrays it
+/// reads), so a loop that records the same step every iteration plans and compiles it once;
+/// later steps cost a lookup and the launches. A scalar that changes every step (`x * t`
+/// with a new `t`) is part of the structure, so such a step is planned anew each time; pass
+/// it as a 0-d array instead.
+struct PlanCacheStats {
+  int64_t hits = 0;      // evaluations that found their plan
+  int64_t misses = 0;    // evaluations that planned (and stored) a new one
+  int64_t entries = 0;   // plans held now
+  int64_t capacity = 0;  // the most plans held (least recently used dropped first)
+};
+PlanCacheStats plan_cache_stats();
+/// 0 turns the cache off (every evaluation plans afresh); the default holds 256 plans.
+void set_plan_cache_capacity(int64_t capacity);
+/// Drops every plan and zeroes the counters.
+void clear_plan_cache();
+
 }  // namespace gpuc
 
 #endif  // GPUC_EVALUATION_H_
