@@ -1,6 +1,10 @@
 //===- node.cc - Immutable IR nodes and tensor types ----------------------===//
 #include "ir/node.h"
 
+#include <mutex>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/node_hash_set.h"
 #include "absl/strings/str_cat.h"
 
 namespace gpuc::ir {
@@ -9,19 +13,44 @@ std::string TensorType::ToString() const {
   return absl::StrCat(DTypeName(dtype), shape.ToString());
 }
 
+namespace {
+
+// Every distinct location text once, for the life of the process (the set of recording sites
+// in a program is small). Each thread remembers what it interned, so recording a node at a
+// known site takes no lock.
+const std::string* InternLocation(absl::string_view text) {
+  static const std::string* const kEmpty = new std::string;
+  if (text.empty()) return kEmpty;
+  thread_local absl::flat_hash_map<std::string, const std::string*> seen;
+  if (auto it = seen.find(text); it != seen.end()) return it->second;
+  static std::mutex mutex;
+  static auto* interned = new absl::node_hash_set<std::string>;
+  const std::string* stable;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    stable = &*interned->emplace(text).first;
+  }
+  seen.emplace(std::string(text), stable);
+  return stable;
+}
+
+}  // namespace
+
 NodeRef Node::Create(OpCode op, TensorType type, std::vector<NodeRef> operands, Attributes attrs,
-                     std::string name, std::string location) {
-  Node* node =
-      new Node(op, std::move(type), std::move(operands), std::move(attrs), std::move(name));
-  node->location_ = std::move(location);
-  return NodeRef(node);
+                     std::string name, absl::string_view location) {
+  auto node = std::make_shared<Node>(ConstructionKey(), op, std::move(type), std::move(operands),
+                                     std::move(attrs), std::move(name));
+  node->location_ = InternLocation(location);
+  return node;
 }
 
 NodeRef Node::CreateBound(TensorType type, std::shared_ptr<const Binding> binding,
                           std::string name) {
-  Node* node = new Node(OpCode::kParameter, std::move(type), {}, {}, std::move(name));
+  auto node = std::make_shared<Node>(ConstructionKey(), OpCode::kParameter, std::move(type),
+                                     std::vector<NodeRef>{}, Attributes{}, std::move(name));
+  node->location_ = InternLocation("");
   node->binding_ = std::move(binding);
-  return NodeRef(node);
+  return node;
 }
 
 Node::~Node() {

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/string_view.h"
 #include "ir/attributes.h"
 #include "ir/dtype.h"
 #include "ir/op.h"
@@ -46,7 +47,8 @@ class Node {
   /// Creates a node without checking it: the verifier and the front end's builders check types
   /// (tests build invalid nodes on purpose to exercise the verifier).
   static NodeRef Create(OpCode op, TensorType type, std::vector<NodeRef> operands = {},
-                        Attributes attrs = {}, std::string name = "", std::string location = "");
+                        Attributes attrs = {}, std::string name = "",
+                        absl::string_view location = "");
   /// A parameter that stands for `binding`'s storage (see Binding).
   static NodeRef CreateBound(TensorType type, std::shared_ptr<const Binding> binding,
                              std::string name = "");
@@ -69,12 +71,19 @@ class Node {
   /// Where the node came from ("file.cc:12" of the user code that recorded it), for error
   /// messages; empty when unknown. Not part of the node's meaning: printing, hashing and
   /// comparison ignore it.
-  const std::string& location() const { return location_; }
+  const std::string& location() const { return *location_; }
   /// The storage of a bound parameter; null for every other node.
   const std::shared_ptr<const Binding>& binding() const { return binding_; }
 
  private:
-  Node(OpCode op, TensorType type, std::vector<NodeRef> operands, Attributes attrs,
+  struct ConstructionKey {
+    explicit ConstructionKey() = default;
+  };
+
+ public:
+  // Public only for std::make_shared (one allocation for the node and its count); the
+  // private key keeps everyone else to Create.
+  Node(ConstructionKey, OpCode op, TensorType type, std::vector<NodeRef> operands, Attributes attrs,
        std::string name)
       : op_(op),
         type_(std::move(type)),
@@ -82,13 +91,15 @@ class Node {
         attrs_(std::move(attrs)),
         name_(std::move(name)) {}
 
+ private:
   OpCode op_;
   TensorType type_;
   // Mutable only so that the destructor can unlink operands iteratively.
   mutable std::vector<NodeRef> operands_;
   Attributes attrs_;
   std::string name_;
-  std::string location_;
+  // Interned: a program has few recording sites and records many nodes at each.
+  const std::string* location_;
   std::shared_ptr<const Binding> binding_;
 };
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "ir/type_inference.h"
@@ -39,9 +40,18 @@ ScopedRecordingSite::~ScopedRecordingSite() {
   if (installed_) t_recording_site = nullptr;
 }
 
-std::string CurrentRecordingSite() {
+std::string CurrentRecordingSite() { return std::string(CurrentRecordingSiteText()); }
+
+absl::string_view CurrentRecordingSiteText() {
   if (t_recording_site == nullptr) return "";
-  return absl::StrCat(t_recording_site->file_name(), ":", t_recording_site->line());
+  // Formatted once per site and thread: ops are recorded at a few sites many times over.
+  thread_local absl::flat_hash_map<std::pair<const char*, uint_least32_t>, std::string> texts;
+  auto [it, inserted] =
+      texts.try_emplace({t_recording_site->file_name(), t_recording_site->line()});
+  if (inserted) {
+    it->second = absl::StrCat(t_recording_site->file_name(), ":", t_recording_site->line());
+  }
+  return it->second;
 }
 
 void ThrowInvalid(const std::string& message) {
@@ -73,7 +83,7 @@ Array Record(ir::OpCode op, const std::vector<Array>& operands, ir::Attributes a
         absl::StrCat(type.status().message(), "; operands ", absl::StrJoin(operand_types, ", ")));
   }
   ir::NodeRef node = ir::Node::Create(op, *std::move(type), std::move(nodes), std::move(attrs),
-                                      /*name=*/"", CurrentRecordingSite());
+                                      /*name=*/"", CurrentRecordingSiteText());
   std::shared_ptr<ArrayImpl> impl = MakePending(std::move(node), impls);
   EvaluateIfPastLimits(*impl);
   return Array(std::move(impl));

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/string_view.h"
 #include "gpuc/array.h"
 #include "ir/attributes.h"
 #include "ir/dtype.h"
@@ -43,6 +44,8 @@ class ScopedRecordingSite {
 };
 /// "file.cc:12" of the innermost ScopedRecordingSite, or "" when there is none.
 std::string CurrentRecordingSite();
+/// The same text, formatted once per site; valid until the thread ends.
+absl::string_view CurrentRecordingSiteText();
 
 /// Throws gpuc::Error(invalid_argument) with `message`, plus the recording site when known.
 [[noreturn]] void ThrowInvalid(const std::string& message);
