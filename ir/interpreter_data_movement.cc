@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "ir/elementwise_semantics.h"
 #include "ir/interpreter_kernels.h"
 #include "ir/type_inference.h"
 #include "ir/wide_value.h"
@@ -125,30 +126,85 @@ HostTensor EvalDataMovementNode(const Node& node, const Operands& operands) {
   return out;
 }
 
+namespace {
+
+/// indices[k] as a position along an axis of `extent`: negative ones count from the end when
+/// `wrap` is true; anything else outside [0, extent) is an error naming the op.
+absl::StatusOr<int64_t> PositionAlongAxis(const Node& node, const HostTensor& data,
+                                          const HostTensor& indices, int64_t k, int axis,
+                                          bool wrap) {
+  const int64_t extent = data.shape()[axis];
+  WideValue v = LoadElement(indices.dtype(), indices.element(k));
+  // uint64 indices past int64's range are out of bounds anyway.
+  int64_t index = v.domain == DTypeKind::kUnsigned
+                      ? (v.u > static_cast<uint64_t>(extent) ? extent : static_cast<int64_t>(v.u))
+                      : v.i;
+  if (index < (wrap ? -extent : 0) || index >= extent) {
+    return absl::OutOfRangeError(absl::StrCat(OpName(node.op()), ": index ", index,
+                                              " is out of bounds for axis ", axis, " with size ",
+                                              extent, " of ", data.type().ToString()));
+  }
+  return index < 0 ? index + extent : index;
+}
+
+/// The row-major layout around an axis: take and scatter visit outer x count x inner.
+struct AxisLayout {
+  int64_t outer = 0, count = 0, inner = 1, extent = 0;
+};
+AxisLayout LayoutAround(const HostTensor& data, const HostTensor& indices, int axis,
+                        int64_t gathered_elements) {
+  AxisLayout l;
+  l.extent = data.shape()[axis];
+  for (int i = axis + 1; i < data.shape().rank(); ++i) l.inner *= data.shape()[i];
+  l.count = indices.num_elements();
+  l.outer = l.count * l.inner == 0 ? 0 : gathered_elements / (l.count * l.inner);
+  return l;
+}
+
+}  // namespace
+
 absl::StatusOr<HostTensor> EvalTakeNode(const Node& node, const HostTensor& data,
                                         const HostTensor& indices) {
   HostTensor out(node.type());
   const int axis = static_cast<int>(*node.attrs().Get<int64_t>("axis"));
-  const int64_t extent = data.shape()[axis];
-  int64_t inner = 1;
-  for (int i = axis + 1; i < data.shape().rank(); ++i) inner *= data.shape()[i];
-  const int64_t count = indices.num_elements();
-  const int64_t outer = count * inner == 0 ? 0 : out.num_elements() / (count * inner);
-  for (int64_t k = 0; k < count; ++k) {
-    WideValue v = LoadElement(indices.dtype(), indices.element(k));
-    // uint64 indices past int64's range are out of bounds anyway.
-    int64_t index = v.domain == DTypeKind::kUnsigned
-                        ? (v.u > static_cast<uint64_t>(extent) ? extent : static_cast<int64_t>(v.u))
-                        : v.i;
-    if (index < -extent || index >= extent) {
-      return absl::OutOfRangeError(absl::StrCat("take: index ", index,
-                                                " is out of bounds for axis ", axis, " with size ",
-                                                extent, " of ", data.type().ToString()));
+  const AxisLayout l = LayoutAround(data, indices, axis, out.num_elements());
+  for (int64_t k = 0; k < l.count; ++k) {
+    absl::StatusOr<int64_t> index = PositionAlongAxis(node, data, indices, k, axis, true);
+    if (!index.ok()) return index.status();
+    for (int64_t o = 0; o < l.outer; ++o) {
+      for (int64_t in = 0; in < l.inner; ++in) {
+        CopyElement(out, (o * l.count + k) * l.inner + in, data,
+                    (o * l.extent + *index) * l.inner + in);
+      }
     }
-    if (index < 0) index += extent;
-    for (int64_t o = 0; o < outer; ++o) {
-      for (int64_t in = 0; in < inner; ++in) {
-        CopyElement(out, (o * count + k) * inner + in, data, (o * extent + index) * inner + in);
+  }
+  return out;
+}
+
+absl::StatusOr<HostTensor> EvalScatterNode(const Node& node, const HostTensor& data,
+                                           const HostTensor& indices, const HostTensor& values) {
+  HostTensor out = data.Clone();
+  const Attributes& attrs = node.attrs();
+  const int axis = static_cast<int>(*attrs.Get<int64_t>("axis"));
+  const bool wrap = attrs.GetBool("wrap", true).value_or(true);
+  const std::string& combiner = *attrs.Get<std::string>("combiner");
+  const std::optional<OpCode> op = combiner == "set" ? std::nullopt : ParseOpName(combiner);
+  const DType loop = values.dtype();
+  const AxisLayout l = LayoutAround(data, indices, axis, values.num_elements());
+  // Values in row-major order, so that a repeated index combines in NumPy's order.
+  for (int64_t o = 0; o < l.outer; ++o) {
+    for (int64_t k = 0; k < l.count; ++k) {
+      absl::StatusOr<int64_t> index = PositionAlongAxis(node, data, indices, k, axis, wrap);
+      if (!index.ok()) return index.status();
+      for (int64_t in = 0; in < l.inner; ++in) {
+        std::byte* target = out.element((o * l.extent + *index) * l.inner + in);
+        const WideValue v = LoadElement(loop, values.element((o * l.count + k) * l.inner + in));
+        if (!op) {
+          StoreElement(out.dtype(), target, v);
+          continue;
+        }
+        const WideValue args[] = {ConvertTo(loop, LoadElement(out.dtype(), target)), v};
+        StoreElement(out.dtype(), target, EvalElementwise(*op, loop, args));
       }
     }
   }

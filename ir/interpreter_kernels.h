@@ -28,6 +28,9 @@ HostTensor EvalDataMovementNode(const Node& node, const Operands& operands);
 /// take: an index out of range is an error (NumPy raises IndexError).
 absl::StatusOr<HostTensor> EvalTakeNode(const Node& node, const HostTensor& data,
                                         const HostTensor& indices);
+/// scatter: out-of-range indices are errors too.
+absl::StatusOr<HostTensor> EvalScatterNode(const Node& node, const HostTensor& data,
+                                           const HostTensor& indices, const HostTensor& values);
 absl::StatusOr<HostTensor> EvalLibraryNode(const Node& node, const Operands& operands);
 
 }  // namespace gpuc::ir::interp

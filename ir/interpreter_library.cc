@@ -161,6 +161,8 @@ absl::StatusOr<HostTensor> EvalLibraryNode(const Node& node, const Operands& ope
       return Spmv(node, operands);
     case OpCode::kMatmulBias:
       return MatmulBias(node, *operands[0], *operands[1], *operands[2]);
+    case OpCode::kScatter:
+      return EvalScatterNode(node, *operands[0], *operands[1], *operands[2]);
     default:
       return absl::InvalidArgumentError(absl::StrCat("not a library op: ", OpName(node.op())));
   }

@@ -136,6 +136,36 @@ absl::StatusOr<TensorType> InferTake(OpCode op, const TensorType& data, const Te
   return TensorType{data.dtype, std::move(shape)};
 }
 
+absl::StatusOr<TensorType> InferScatter(OpCode op, const TensorType& data,
+                                        const TensorType& indices, const TensorType& values,
+                                        const Attributes& attrs) {
+  absl::StatusOr<TensorType> region = InferTake(op, data, indices, attrs);
+  if (!region.ok()) return region.status();
+  if (!(values.shape == region->shape)) {
+    return OpError(op, absl::StrCat("the values ", values.ToString(), " must have the shape ",
+                                    region->shape.ToString(), " that take of ", data.ToString(),
+                                    " at ", indices.ToString(), " has"));
+  }
+  absl::StatusOr<std::string> combiner = attrs.GetString("combiner");
+  if (!combiner.ok()) return Prefixed(op, combiner.status());
+  static constexpr absl::string_view kCombiners[] = {"set", "add",     "sub",    "mul",
+                                                     "div", "minimum", "maximum"};
+  if (std::find(std::begin(kCombiners), std::end(kCombiners), *combiner) == std::end(kCombiners)) {
+    return OpError(op, absl::StrCat("unknown combiner '", *combiner,
+                                    "' (set, add, sub, mul, div, minimum or maximum)"));
+  }
+  if (*combiner != "set") {
+    // The combining op must accept values' dtype, and its result must round into data's.
+    const std::optional<OpCode> code = ParseOpName(*combiner);
+    absl::StatusOr<TensorType> combined = InferResultType(*code, {values, values}, {}, {});
+    if (!combined.ok()) return Prefixed(op, combined.status());
+  }
+  if (absl::StatusOr<bool> wrap = attrs.GetBool("wrap", true); !wrap.ok()) {
+    return Prefixed(op, wrap.status());
+  }
+  return data;
+}
+
 absl::StatusOr<TensorType> InferReduction(OpCode op, const TensorType& in,
                                           const Attributes& attrs) {
   absl::StatusOr<std::vector<int64_t>> axes = ReductionAxes(op, attrs, in.shape.rank());
@@ -461,6 +491,8 @@ absl::StatusOr<TensorType> InferLibrary(OpCode op, absl::Span<const TensorType> 
   switch (op) {
     case OpCode::kMatmul:
       return InferMatmul(op, operands, attrs);
+    case OpCode::kScatter:
+      return InferScatter(op, operands[0], operands[1], operands[2], attrs);
     case OpCode::kFft: {
       absl::StatusOr<FftAttributes> fft = ReadFftAttributes(attrs, operands[0].shape.rank());
       if (!fft.ok()) return Prefixed(op, fft.status());

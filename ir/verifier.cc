@@ -17,6 +17,7 @@ absl::Span<const absl::string_view> AllowedAttributes(OpCode op) {
   static constexpr absl::string_view kTranspose[] = {"perm"};
   static constexpr absl::string_view kSlice[] = {"start", "stop", "step"};
   static constexpr absl::string_view kAxis[] = {"axis"};
+  static constexpr absl::string_view kScatter[] = {"axis", "combiner", "wrap"};
   static constexpr absl::string_view kPad[] = {"low", "high", "value"};
   static constexpr absl::string_view kConstant[] = {"value"};
   static constexpr absl::string_view kFft[] = {"axes", "inverse", "norm", "kind", "n"};
@@ -50,6 +51,8 @@ absl::Span<const absl::string_view> AllowedAttributes(OpCode op) {
     case OpCode::kCumProd:
     case OpCode::kTake:
       return kAxis;
+    case OpCode::kScatter:
+      return kScatter;
     case OpCode::kPad:
       return kPad;
     case OpCode::kConstant:

@@ -17,20 +17,19 @@
 #include "ir/dtype.h"
 #include "lib/array_impl.h"
 #include "lib/recorder.h"
+#include "lib/setitem.h"
 #include "lib/subscript.h"
 
-namespace gpuc {
-namespace {
+namespace gpuc::detail {
 
-std::string ShapeText(const Shape& shape) {
+std::string NumpyShapeText(const Shape& shape) {
   return absl::StrCat("(", absl::StrJoin(shape, ","), shape.size() == 1 ? ",)" : ")");
 }
 
-/// `value` as an array of `dtype`, NumPy setitem's conversion.
 Array SetItemValue(const char* op, const Operand& value, DType dtype) {
-  if (!value.is_scalar()) return detail::Cast(Array(value.array_impl()), dtype);
+  if (!value.is_scalar()) return Cast(Array(value.array_impl()), dtype);
   const Scalar& s = value.scalar();
-  const ir::DType target = detail::ToIr(dtype);
+  const ir::DType target = ToIr(dtype);
   const bool integral = s.kind() == Scalar::Kind::kInt || s.kind() == Scalar::Kind::kUInt;
   if (integral && ir::IsInteger(target)) {
     const bool huge = s.kind() == Scalar::Kind::kUInt &&
@@ -44,40 +43,60 @@ Array SetItemValue(const char* op, const Operand& value, DType dtype) {
                                                         ? s.int_value()
                                                         : static_cast<int64_t>(s.uint_value()),
                                                     target);
-    if (!fits.ok()) detail::ThrowInvalid(absl::StrCat(op, ": ", fits.message()));
-    return detail::Constant(s, dtype);
+    if (!fits.ok()) ThrowInvalid(absl::StrCat(op, ": ", fits.message()));
+    return Constant(s, dtype);
   }
-  return detail::Cast(detail::Constant(s, detail::DefaultDType(s)), dtype);
+  return Cast(Constant(s, DefaultDType(s)), dtype);
 }
 
-}  // namespace
+Array BroadcastForSetItem(const char* op, Array v, const Shape& target, const Shape& whole) {
+  const Shape original = v.shape();
+  // NumPy drops leading unit axes of a value with more axes than the target has.
+  size_t extra = original.size() > target.size() ? original.size() - target.size() : 0;
+  for (size_t k = 0; k < extra; ++k) {
+    if (original[k] != 1) extra = 0;
+  }
+  if (extra > 0) v = Reshaped(v, Shape(original.begin() + extra, original.end()));
+  if (!ir::BroadcastsTo(ir::Shape(v.shape()), ir::Shape(target))) {
+    ThrowInvalid(absl::StrCat(op, ": could not broadcast input array from shape ",
+                              NumpyShapeText(original), " into shape ", NumpyShapeText(target),
+                              " (the region of ", NumpyShapeText(whole), ")"));
+  }
+  return Broadcast(v, target);
+}
+
+void CheckSameKindWriteBack(const char* op, DType combined, DType dtype) {
+  const ir::DType from = ToIr(combined);
+  const ir::DType to = ToIr(dtype);
+  if (from != to && !ir::CanCast(from, to, ir::Casting::kSameKind)) {
+    ThrowInvalid(absl::StrCat(op, ": cannot cast the result from ", ir::DTypeNumpyName(from),
+                              " to ", ir::DTypeNumpyName(to), " with casting rule 'same_kind'"));
+  }
+}
+
+}  // namespace gpuc::detail
+
+namespace gpuc {
 
 IndexedUpdate::IndexedUpdate(Array base, std::vector<Index> indices)
     : base_(std::move(base)), indices_(std::move(indices)) {}
 
-Array IndexedUpdate::get() const { return base_.index(indices_); }
+IndexedUpdate::IndexedUpdate(Array base, Array index)
+    : base_(std::move(base)), array_index_(std::move(index)) {}
+
+IndexedUpdate Array::at(const Array& index) const { return IndexedUpdate(*this, index); }
+
+Array IndexedUpdate::get() const { return array_index_ ? get_by_array() : base_.index(indices_); }
 
 Array IndexedUpdate::set(const Operand& value) const { return write("set", value); }
 
 Array IndexedUpdate::write(const char* op, const Operand& value) const {
+  if (array_index_) return write_by_array(op, nullptr, value);
   detail::ScopedRecordingSite site(value.site());
   detail::ImplOf(base_, op);
   const detail::ResolvedSubscript r = detail::ResolveSubscript(op, base_.shape(), indices_);
-  Array v = SetItemValue(op, value, base_.dtype());
-  // NumPy drops leading unit axes of a value with more axes than the region has.
-  Shape dims = v.shape();
-  size_t extra = dims.size() > r.result.size() ? dims.size() - r.result.size() : 0;
-  for (size_t k = 0; k < extra; ++k) {
-    if (dims[k] != 1) extra = 0;
-  }
-  if (extra > 0) v = detail::Reshaped(v, Shape(dims.begin() + extra, dims.end()));
-  if (!ir::BroadcastsTo(ir::Shape(v.shape()), ir::Shape(r.result))) {
-    detail::ThrowInvalid(absl::StrCat(
-        op, ": could not broadcast input array from shape ",
-        ShapeText(value.is_scalar() ? Shape{} : Array(value.array_impl()).shape()), " into shape ",
-        ShapeText(r.result), " (the region of ", ShapeText(base_.shape()), ")"));
-  }
-  v = detail::Reshaped(detail::Broadcast(v, r.result), r.region);
+  Array v = detail::SetItemValue(op, value, base_.dtype());
+  v = detail::Reshaped(detail::BroadcastForSetItem(op, v, r.result, base_.shape()), r.region);
   if (r.identity) return v;
   int64_t elements = 1;
   for (int64_t d : r.region) elements *= d;
@@ -91,21 +110,17 @@ Array IndexedUpdate::write(const char* op, const Operand& value) const {
 
 Array IndexedUpdate::combine(Array (*op)(const Operand&, const Operand&), const char* name,
                              const Operand& value) const {
+  if (array_index_) return write_by_array(name, op, value);
   detail::ScopedRecordingSite site(value.site());
   const Array region = get();
   const Array combined = op(region, value);
   if (combined.shape() != region.shape()) {
-    detail::ThrowInvalid(absl::StrCat(
-        name, ": non-broadcastable output operand with shape ", ShapeText(region.shape()),
-        " doesn't match the broadcast shape ", ShapeText(combined.shape())));
+    detail::ThrowInvalid(absl::StrCat(name, ": non-broadcastable output operand with shape ",
+                                      detail::NumpyShapeText(region.shape()),
+                                      " doesn't match the broadcast shape ",
+                                      detail::NumpyShapeText(combined.shape())));
   }
-  const ir::DType from = detail::ToIr(combined.dtype());
-  const ir::DType to = detail::ToIr(base_.dtype());
-  if (from != to && !ir::CanCast(from, to, ir::Casting::kSameKind)) {
-    detail::ThrowInvalid(absl::StrCat(name, ": cannot cast the result from ",
-                                      ir::DTypeNumpyName(from), " to ", ir::DTypeNumpyName(to),
-                                      " with casting rule 'same_kind'"));
-  }
+  detail::CheckSameKindWriteBack(name, combined.dtype(), base_.dtype());
   return write(name, combined);
 }
 

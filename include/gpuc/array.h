@@ -240,6 +240,11 @@ class Array {
   /// The functional write form, JAX's a.at[...]: a.at(gpuc::Slice(0, 2)).set(v) is a new array.
   template <typename... I>
   IndexedUpdate at(const I&... indices) const;
+  /// The same with an array index (NumPy's a[idx] and a[mask]): integers select along axis 0
+  /// (negative ones count from the end), and their updates scatter, a repeated index
+  /// combining again each time as NumPy's ufunc.at does (a.at(idx).add(1) counts); a bool
+  /// mask of the leading axes' shape selects elements, and its updates are where(mask, ...).
+  IndexedUpdate at(const Array& index) const;
 
   Array operator-() const;
   Array operator~() const;
@@ -293,6 +298,7 @@ class Array {
 class IndexedUpdate {
  public:
   IndexedUpdate(Array base, std::vector<Index> indices);
+  IndexedUpdate(Array base, Array index);
   /// base(indices...).
   Array get() const;
   /// base with the region replaced by `value`, broadcast to it and cast to base's dtype as
@@ -312,9 +318,14 @@ class IndexedUpdate {
   Array write(const char* op, const Operand& value) const;
   Array combine(Array (*op)(const Operand&, const Operand&), const char* name,
                 const Operand& value) const;
+  // The array-index forms (lib/array_index_writes.cc).
+  Array get_by_array() const;
+  Array write_by_array(const char* name, Array (*op)(const Operand&, const Operand&),
+                       const Operand& value) const;
 
   Array base_;
   std::vector<Index> indices_;
+  std::optional<Array> array_index_;  // set for at(const Array&)
 };
 
 template <typename... I>

@@ -3,6 +3,7 @@
 #define GPUC_GPUC_H_
 
 #include "gpuc/array.h"         // IWYU pragma: export
+#include "gpuc/counting.h"      // IWYU pragma: export
 #include "gpuc/creation.h"      // IWYU pragma: export
 #include "gpuc/dtype.h"         // IWYU pragma: export
 #include "gpuc/elementwise.h"   // IWYU pragma: export

@@ -339,6 +339,39 @@ const std::map<std::string, CaseFn>& Cases() {
          return a;
        }},
 
+      // ---- Array-index updates: at(idx) scatters (repeats accumulate), at(mask) selects.
+      {"at_int_get", [](const Inputs& in) { return in[0].at(in[1]).get(); }},
+      {"at_int_set_scalar", [](const Inputs& in) { return in[0].at(in[1]).set(7.5); }},
+      {"at_int_set_rows", [](const Inputs& in) { return in[0].at(in[1]).set(in[2]); }},
+      {"at_int_add", [](const Inputs& in) { return in[0].at(in[1]).add(in[2]); }},
+      {"at_int_add_scalar", [](const Inputs& in) { return in[0].at(in[1]).add(1.0); }},
+      {"at_int_subtract", [](const Inputs& in) { return in[0].at(in[1]).subtract(in[2]); }},
+      {"at_int_multiply_row", [](const Inputs& in) { return in[0].at(in[1]).multiply(in[2]); }},
+      {"at_int_min", [](const Inputs& in) { return in[0].at(in[1]).min(in[2]); }},
+      {"at_int_max", [](const Inputs& in) { return in[0].at(in[1]).max(in[2]); }},
+      {"at_int_add_into_int", [](const Inputs& in) { return in[0].at(in[1]).add(3); }},
+      {"at_mask_rows_set", [](const Inputs& in) { return in[0].at(in[1]).set(2.5); }},
+      {"at_mask_rows_set_row", [](const Inputs& in) { return in[0].at(in[1]).set(in[2]); }},
+      {"at_mask_full_set", [](const Inputs& in) { return in[0].at(in[1]).set(-1); }},
+      {"at_mask_full_add", [](const Inputs& in) { return in[0].at(in[1]).add(1.5); }},
+
+      // ---- Counting and searching (gpuc/counting.h).
+      {"bincount_counts", [](const Inputs& in) { return bincount(in[0], 9); }},
+      {"bincount_weights", [](const Inputs& in) { return bincount(in[0], in[1], 9); }},
+      {"histogram_f32_counts", [](const Inputs& in) { return histogram(in[0], 7, -2.0, 2.5).counts; }},
+      {"histogram_f32_edges", [](const Inputs& in) { return histogram(in[0], 7, -2.0, 2.5).edges; }},
+      {"histogram_int_counts", [](const Inputs& in) { return histogram(in[0], 4, 0, 10).counts; }},
+      {"histogram_int_edges", [](const Inputs& in) { return histogram(in[0], 4, 0, 10).edges; }},
+      {"searchsorted_left", [](const Inputs& in) { return searchsorted(in[0], in[1]); }},
+      {"searchsorted_right",
+       [](const Inputs& in) { return searchsorted(in[0], in[1], Side::kRight); }},
+      {"searchsorted_int", [](const Inputs& in) { return searchsorted(in[0], in[1]); }},
+      {"searchsorted_scalar", [](const Inputs& in) { return searchsorted(in[0], 0.5, Side::kRight); }},
+      {"digitize_increasing", [](const Inputs& in) { return digitize(in[0], in[1]); }},
+      {"digitize_increasing_right", [](const Inputs& in) { return digitize(in[0], in[1], true); }},
+      {"digitize_decreasing", [](const Inputs& in) { return digitize(in[0], in[1]); }},
+      {"digitize_decreasing_right", [](const Inputs& in) { return digitize(in[0], in[1], true); }},
+
       // ---- Views, slicing and non-contiguous inputs.
       {"slice_steps",
        [](const Inputs& in) { return in[0](kReversed, Slice(1, none, 2), Slice(-3, none)); }},

@@ -104,6 +104,13 @@ NodeRef ExampleNode(OpCode op, std::vector<NodeRef>& params) {
       operands = {param(DType::kFloat32, {2, 3}), param(DType::kInt32, {4})};
       attrs.Set("axis", int64_t{1});
       break;
+    case OpCode::kScatter:
+      operands = {param(DType::kFloat32, {4, 3}), param(DType::kInt32, {5}),
+                  param(DType::kFloat64, {5, 3})};
+      attrs.Set("axis", int64_t{0});
+      attrs.Set("combiner", std::string("add"));
+      attrs.Set("wrap", false);
+      break;
     case OpCode::kUserElementwise:
       // Quotes, backslashes and newlines in the code must survive both forms.
       operands = {param(DType::kFloat32, {2, 3}), param(DType::kInt32, {3})};
