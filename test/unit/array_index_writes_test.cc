@@ -1,0 +1,116 @@
+//===- array_index_writes_test.cc - at(idx), at(mask) and counting: errors -===//
+//
+// The values are checked against NumPy in api_fixtures_test.cc (at_*, bincount_*,
+// histogram_*, searchsorted_*, digitize_*); here: every mistake is a gpuc::Error that names
+// the op and the shapes or dtypes, data-dependent ones at evaluation, and the arrays stay
+// usable afterwards.
+//
+//===----------------------------------------------------------------------===//
+#include <gtest/gtest.h>
+
+#include "absl/strings/match.h"
+#include "gpuc/gpuc.h"
+#include "test/unit/test_util.h"
+
+namespace gpuc {
+namespace {
+
+using test::ErrorOf;
+
+void ExpectContainsAll(const std::string& error, std::initializer_list<const char*> parts) {
+  for (const char* p : parts) EXPECT_TRUE(absl::StrContains(error, p)) << p << " in: " << error;
+}
+
+TEST(ArrayIndexWrites, ReadingThroughAMaskSaysWhatToWriteInstead) {
+  Array a = arange(6.0).reshape({2, 3});
+  Array mask = a > 2.0;
+  ExpectContainsAll(ErrorOf([&] { a.at(mask).get(); }), {"get", "a[mask]", "(2,3)", "where"});
+  EXPECT_EQ(a.at(mask).set(0.0).to_host<double>(), (std::vector<double>{0, 1, 2, 0, 0, 0}));
+}
+
+TEST(ArrayIndexWrites, AMaskMustMatchTheLeadingAxes) {
+  Array a = arange(6.0).reshape({2, 3});
+  Array wrong = array({true, false, true});
+  ExpectContainsAll(ErrorOf([&] { a.at(wrong).set(1.0); }),
+                    {"set", "dimension 0", "dimension is 2", "boolean dimension is 3"});
+  Array value = array(std::vector<double>{1, 2});
+  ExpectContainsAll(ErrorOf([&] { a.at(a > 1.0).set(value); }),
+                    {"set", "could not broadcast", "(2,)", "(2,3)"});
+  EXPECT_EQ(a.to_host<double>()[5], 5.0);
+}
+
+TEST(ArrayIndexWrites, IndexArraysMustBeIntegersAndCombinersCastSameKind) {
+  Array a = arange(4);  // int64
+  ExpectContainsAll(ErrorOf([&] { a.at(array(std::vector<double>{0.5})).set(1); }),
+                    {"set", "integers or bool", "float64"});
+  Array idx = array(std::vector<int64_t>{1, 1});
+  ExpectContainsAll(ErrorOf([&] { a.at(idx).add(0.5); }), {"add", "float64", "int64", "same_kind"});
+  ExpectContainsAll(ErrorOf([&] { a.at(idx).divide(2); }), {"divide", "same_kind"});
+  EXPECT_EQ(a.at(idx).add(2).to_host<int64_t>(), (std::vector<int64_t>{0, 5, 2, 3}));
+}
+
+TEST(ArrayIndexWrites, AnOutOfRangeIndexIsAnEvaluationErrorAndArraysStayUsable) {
+  Array a = arange(4.0);
+  Array bad = array(std::vector<int64_t>{0, 4});
+  Array updated = a.at(bad).add(1.0);
+  ExpectContainsAll(ErrorOf([&] { updated.eval(); }),
+                    {"scatter", "index 4", "out of bounds", "size 4"});
+  // Negative indices count from the end, as NumPy's.
+  EXPECT_EQ(a.at(array(std::vector<int64_t>{-1, -1})).add(1.0).to_host<double>(),
+            (std::vector<double>{0, 1, 2, 5}));
+}
+
+TEST(Counting, BincountChecksItsInputAndRejectsNegativesAtEvaluation) {
+  ExpectContainsAll(ErrorOf([] {
+                      bincount(zeros({2, 2}, int64), 3);
+                    }),
+                    {"bincount", "1-D", "(2,2)"});
+  ExpectContainsAll(ErrorOf([] { bincount(zeros({2}), 3); }), {"bincount", "integers", "float64"});
+  Array x = array(std::vector<int64_t>{0, 2, -1});
+  ExpectContainsAll(ErrorOf([&] { bincount(x, 3).eval(); }), {"index -1", "out of bounds"});
+  Array big = array(std::vector<int64_t>{0, 3});
+  ExpectContainsAll(ErrorOf([&] { bincount(big, 3).eval(); }), {"index 3", "size 3"});
+  ExpectContainsAll(ErrorOf([&] { bincount(big, zeros({3}), 4); }),
+                    {"bincount", "weights", "(3,)", "(2,)"});
+  EXPECT_EQ(bincount(array(std::vector<int64_t>{1, 1, 2}), 4).to_host<int64_t>(),
+            (std::vector<int64_t>{0, 2, 1, 0}));
+}
+
+TEST(Counting, HistogramAndSearchsortedErrorsNameTheirArguments) {
+  Array x = arange(5.0);
+  ExpectContainsAll(ErrorOf([&] { histogram(x, 0, 0.0, 1.0); }), {"histogram", "bins", "0"});
+  ExpectContainsAll(ErrorOf([&] { histogram(x, 3, 2.0, 1.0); }), {"histogram", "range"});
+  ExpectContainsAll(ErrorOf([&] {
+                      searchsorted(x.reshape({5, 1}), 1.0);
+                    }),
+                    {"searchsorted", "1-D", "(5,1)"});
+  ExpectContainsAll(ErrorOf([&] {
+                      digitize(x, x.reshape({1, 5}));
+                    }),
+                    {"digitize", "bins", "(1,5)"});
+  // An empty sorted array inserts everything at 0; one element compares once.
+  EXPECT_EQ(searchsorted(zeros({0}), x).to_host<int64_t>(), std::vector<int64_t>(5, 0));
+  EXPECT_EQ(searchsorted(array(std::vector<double>{2.0}), x, Side::kRight).to_host<int64_t>(),
+            (std::vector<int64_t>{0, 0, 1, 1, 1}));
+}
+
+TEST(Counting, SearchsortedOverALongArrayMatchesABinarySearch) {
+  // 1000 sorted values: ten halving steps, each a gather, fused into one kernel.
+  std::vector<double> sorted(1000);
+  for (size_t i = 0; i < sorted.size(); ++i) sorted[i] = 0.5 * static_cast<double>(i / 3);
+  std::vector<double> probes;
+  for (int i = -3; i < 340; ++i) probes.push_back(0.25 * i);
+  const std::vector<int64_t> left =
+      searchsorted(array(sorted), array(probes), Side::kLeft).to_host<int64_t>();
+  const std::vector<int64_t> right =
+      searchsorted(array(sorted), array(probes), Side::kRight).to_host<int64_t>();
+  for (size_t i = 0; i < probes.size(); ++i) {
+    EXPECT_EQ(left[i], std::lower_bound(sorted.begin(), sorted.end(), probes[i]) - sorted.begin())
+        << probes[i];
+    EXPECT_EQ(right[i], std::upper_bound(sorted.begin(), sorted.end(), probes[i]) - sorted.begin())
+        << probes[i];
+  }
+}
+
+}  // namespace
+}  // namespace gpuc
