@@ -13,7 +13,8 @@ mkdir -p "$stage/bin" "$stage/lib"
 cp build-device/bin/gpuc build-device/test/unit/gpuc_unit_tests build-device/test/gpu/gpuc_gpu_tests \
   build-device/test/gpu/gpuc_gpu_fault_test \
   build-device/bench/bench_pool build-device/bench/bench_ir build-device/bench/bench_runtime \
-  build-device/bench/bench_host build-device/bench/bench_gpu "$stage/bin/"
+  build-device/bench/bench_host build-device/bench/bench_gpu build-device/bench/science_heat2d \
+  build-device/examples/api/example_heat_equation "$stage/bin/"
 cp build-device/lib/libgpuc.so "$stage/lib/"
 # Every Abseil (and Benchmark) library the binaries need, found by the loader here.
 for binary in "$stage"/bin/* "$stage"/lib/libgpuc.so; do ldd "$binary"; done |

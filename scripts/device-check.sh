@@ -9,8 +9,12 @@
 #   library: bench_gpu --library (cuBLAS GEMMs, cuFFT transforms, the fusion around them)
 #           beside CuPy and torch (bench/gpu/library_peers.py);
 #   user-kernels: bench_gpu --user-kernels (a chain with a user's elementwise op, RawKernel
-#           cold compile and warm cache load) beside CuPy (bench/gpu/user_kernel_peers.py).
-# Usage there: bash scripts/device-check.sh tests|bench|library|user-kernels [--quick]; logs
+#           cold compile and warm cache load) beside CuPy (bench/gpu/user_kernel_peers.py);
+#   writes: the write, array-index, counting and plan-cache tests on the GPU, and
+#           bench_gpu --loop (a C++ time loop, plan cache on and off);
+#   science: the scientific workloads of bench/science/ beside CuPy and JAX.
+# Usage there: bash scripts/device-check.sh tests|bench|library|user-kernels|writes|science
+# [--quick]; logs
 # go to $OUT.
 set -uo pipefail
 mode=${1:?tests or bench}
@@ -51,6 +55,20 @@ elif [ "$mode" = user-kernels ]; then
   timeout 240 "$bin/bench_gpu" --user-kernels $quick | tee "$out/user-kernels-bench.jsonl"
   timeout 300 python3 bench/gpu/user_kernel_peers.py $quick | tee -a "$out/user-kernels-bench.jsonl"
   python3 bench/gpu/table.py "$out/user-kernels-bench.jsonl" | tee "$out/user-kernels-table.md"
+elif [ "$mode" = writes ]; then
+  # Writes, array-index updates, counting and the plan cache evaluated on the GPU, then a
+  # plain C++ time loop over lazy ops timed with the plan cache on and off.
+  GPUC_POISON=1 "$bin/gpuc_unit_tests" \
+    --gtest_filter='ApiFixtures.*:Writes.*:ArrayIndexWrites.*:Counting.*:PlanCache*:StructuralKey.*' 2>&1 |
+    tee "$out/writes_on_gpu.log" | grep -E "^\[  (FAILED|PASSED) |Failure|OK \]" | head -40
+  timeout 240 "$bin/bench_gpu" --loop $quick | tee "$out/loop-bench.jsonl"
+elif [ "$mode" = science ]; then
+  # The scientific workloads (bench/science/) in gpuc and in CuPy and JAX, one run.
+  "$bin/example_heat_equation"
+  "$bin/science_heat2d" --check test/fixtures/science
+  timeout 120 "$bin/science_heat2d" $([ -n "$quick" ] && echo --steps 20) | tee "$out/science.jsonl"
+  timeout 300 python3 bench/science/heat2d_peers.py $([ -n "$quick" ] && echo --steps 20) |
+    tee -a "$out/science.jsonl"
 elif [ "$mode" = library ]; then
   timeout 240 "$bin/bench_gpu" --library $quick | tee "$out/library-bench.jsonl"
   # The bias and ReLU as a kernel of their own instead of the GEMM's epilogue, side by side.

@@ -9,6 +9,7 @@
 // Prints one JSON object per line. Run on the GPU machine: bench_gpu [--quick], or
 // bench_gpu --library [--quick] for the library workloads (GEMM, FFT and the fusion around them),
 // bench_gpu --user-kernels [--quick] for users' CUDA kernels (user_kernels_bench.h).
+// bench_gpu --loop [--quick] for a plain C++ time loop over lazy ops (loop_bench.h).
 //
 //===----------------------------------------------------------------------===//
 #include <algorithm>
@@ -22,6 +23,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "bench/gpu/bench_util.h"
+#include "bench/gpu/loop_bench.h"
 #include "bench/gpu/user_kernels_bench.h"
 #include "gpuc/gpuc.h"
 #include "lib/array_impl.h"
@@ -431,6 +433,10 @@ int main(int argc, char** argv) {
   if (argc > 1 && std::string(argv[1]) == "--user-kernels") {
     bench::RunRawKernelCompileTimes();
     bench::RunUserKernelWorkloads(**gpu, argc > 2 && std::string(argv[2]) == "--quick");
+    return 0;
+  }
+  if (argc > 1 && std::string(argv[1]) == "--loop") {
+    bench::RunLoopWorkloads(argc > 2 && std::string(argv[2]) == "--quick");
     return 0;
   }
   if (argc > 1 && std::string(argv[1]) == "--library") {
