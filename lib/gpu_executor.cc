@@ -108,16 +108,11 @@ struct GpuPlan : ScheduledGraph {
   /// Whether the plan can replay as a CUDA graph: every step a GPU kernel, none reporting
   /// errors (their check reads the error words back between launches).
   bool replayable = false;
-  /// The plan's launches as graphs, one per set of parameters (buffer addresses) seen, up to
-  /// kMaxGraphsPerPlan, from the second run on (a plan run once pays nothing). A run whose
-  /// parameters one of them holds replays it untouched; past the limit a run with new
-  /// parameters launches kernel by kernel. Rewriting a graph's nodes instead
-  /// (cuGraphExecKernelNodeSetParams) measured slower than launching them: a C++ loop that
-  /// alternates two arrays took 31 us a step that way on the H200 against 21 launched
-  /// directly (docs/performance.md, "Loops").
+  /// The plan's launches as a graph, built on the second run (a plan run once pays nothing)
+  /// and rebuilt when the launches change shape (other grids for other sizes).
   mutable std::mutex graph_mutex;
   mutable int64_t runs = 0;
-  mutable std::vector<std::unique_ptr<runtime::KernelGraph>> cuda_graphs;
+  mutable std::unique_ptr<runtime::KernelGraph> cuda_graph;
 };
 
 struct GpuExecutor::Impl {
@@ -630,33 +625,21 @@ absl::StatusOr<std::vector<DeviceTensor>> GpuExecutor::Run(const GpuPlan& plan,
 
 absl::Status GpuExecutor::Impl::Replay(runtime::CudaStream& stream, const GpuPlan& plan,
                                        const std::vector<runtime::RecordedLaunch>& launches) {
-  constexpr size_t kMaxGraphsPerPlan = 4;  // a loop alternates two or three address sets
   std::lock_guard<std::mutex> lock(plan.graph_mutex);
-  runtime::KernelGraph* graph = nullptr;
-  for (const std::unique_ptr<runtime::KernelGraph>& g : plan.cuda_graphs) {
-    if (g->HoldsExactly(launches)) graph = g.get();
-  }
   bool built = false;
-  if (graph == nullptr && plan.cuda_graphs.size() < kMaxGraphsPerPlan) {
+  if (!plan.cuda_graph || !plan.cuda_graph->Matches(launches)) {
     absl::StatusOr<std::unique_ptr<runtime::KernelGraph>> g =
         runtime::KernelGraph::Create(*device, launches);
     if (!g.ok()) return g.status();
-    plan.cuda_graphs.push_back(*std::move(g));
-    graph = plan.cuda_graphs.back().get();
+    plan.cuda_graph = *std::move(g);
     built = true;
   }
-  if (graph == nullptr) {
-    for (const runtime::RecordedLaunch& launch : launches) {
-      if (absl::Status s = runtime::LaunchRecorded(stream, launch); !s.ok()) return s;
-    }
-    std::lock_guard<std::mutex> stats_lock(mutex);
-    ++stats.graph_direct_runs;
-    return absl::OkStatus();
-  }
-  if (absl::Status s = graph->Replay(stream, launches); !s.ok()) return s;
+  const int64_t updated_before = plan.cuda_graph->updated_nodes();
+  if (absl::Status s = plan.cuda_graph->Replay(stream, launches); !s.ok()) return s;
   std::lock_guard<std::mutex> stats_lock(mutex);
   ++stats.graph_replays;
   stats.graph_builds += built ? 1 : 0;
+  stats.graph_node_updates += plan.cuda_graph->updated_nodes() - updated_before;
   return absl::OkStatus();
 }
 

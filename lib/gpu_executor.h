@@ -59,15 +59,15 @@ struct GpuBackendStats {
   int64_t disk_hits = 0;            // cubins loaded from the disk cache
   int64_t compiles = 0;             // compiled through LLVM, NVPTX and the driver's linker
   int64_t compile_microseconds = 0;
-  int64_t host_kernels = 0;       // fused kernels without a GPU lowering, run on the host
-  int64_t library_calls = 0;      // library ops as vendor-library calls (cuBLAS, cuFFT)
-  int64_t library_steps = 0;      // library ops and scans without one, run on the host
-  int64_t graph_replays = 0;      // runs of a repeated plan as one CUDA graph launch
-  int64_t graph_builds = 0;       // graphs built (one per new set of parameters, up to 4)
-  int64_t graph_direct_runs = 0;  // repeated runs launched directly (new parameters, 4 graphs)
-  int64_t uploads = 0;            // host arrays copied in
-  int64_t downloads = 0;          // device arrays copied out
-  std::string last_host_reason;   // why the last host step was not a GPU kernel
+  int64_t host_kernels = 0;        // fused kernels without a GPU lowering, run on the host
+  int64_t library_calls = 0;       // library ops as vendor-library calls (cuBLAS, cuFFT)
+  int64_t library_steps = 0;       // library ops and scans without one, run on the host
+  int64_t graph_replays = 0;       // runs of a repeated plan as one CUDA graph launch
+  int64_t graph_builds = 0;        // graphs built (a plan's second run, or new launch shapes)
+  int64_t graph_node_updates = 0;  // kernel nodes whose parameters a replay rewrote
+  int64_t uploads = 0;             // host arrays copied in
+  int64_t downloads = 0;           // device arrays copied out
+  std::string last_host_reason;    // why the last host step was not a GPU kernel
 };
 
 struct GpuPlan;

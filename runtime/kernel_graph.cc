@@ -77,20 +77,6 @@ bool KernelGraph::Matches(const std::vector<RecordedLaunch>& launches) const {
   return true;
 }
 
-bool KernelGraph::HoldsExactly(const std::vector<RecordedLaunch>& launches) const {
-  if (!Matches(launches)) return false;
-  for (size_t i = 0; i < launches.size(); ++i) {
-    if (launches[i].words != current_[i].words) return false;
-  }
-  return true;
-}
-
-absl::Status LaunchRecorded(CudaStream& stream, const RecordedLaunch& launch) {
-  std::vector<void*> pointers;
-  for (const uint64_t& w : launch.words) pointers.push_back(const_cast<uint64_t*>(&w));
-  return Launch(stream, *launch.kernel, launch.grid, launch.block, 0, pointers.data());
-}
-
 absl::Status KernelGraph::Replay(CudaStream& stream, const std::vector<RecordedLaunch>& launches) {
   if (!Matches(launches)) {
     return absl::InternalError("KernelGraph::Replay: the launches are not this graph's");

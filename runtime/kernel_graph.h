@@ -30,9 +30,6 @@ struct RecordedLaunch {
   std::vector<uint64_t> words;
 };
 
-/// Launches one recorded launch directly on `stream` (cuLaunchKernel).
-absl::Status LaunchRecorded(CudaStream& stream, const RecordedLaunch& launch);
-
 class KernelGraph {
  public:
   /// The chain as an instantiated graph, each launch after the previous one.
@@ -45,8 +42,6 @@ class KernelGraph {
   /// Whether `launches` are this graph's kernels with its grids and parameter counts (then
   /// Replay can run them).
   bool Matches(const std::vector<RecordedLaunch>& launches) const;
-  /// Whether it also holds exactly their parameters (a Replay would rewrite nothing).
-  bool HoldsExactly(const std::vector<RecordedLaunch>& launches) const;
 
   /// Runs `launches` (which Match) on `stream`: changed parameters rewritten, one launch.
   absl::Status Replay(CudaStream& stream, const std::vector<RecordedLaunch>& launches);
