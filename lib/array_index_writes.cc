@@ -88,13 +88,7 @@ Array IndexedUpdate::write_by_array(const char* name, Array (*op)(const Operand&
       return where(mask, v, base_);
     }
     const Array combined = op(base_, value);
-    if (combined.shape() != base_.shape()) {
-      detail::ThrowInvalid(absl::StrCat(name, ": non-broadcastable output operand with shape ",
-                                        detail::NumpyShapeText(base_.shape()),
-                                        " doesn't match the broadcast shape ",
-                                        detail::NumpyShapeText(combined.shape())));
-    }
-    detail::CheckSameKindWriteBack(name, combined.dtype(), base_.dtype());
+    detail::CheckCombinedWriteBack(name, combined, base_.shape(), base_.dtype());
     return where(mask, combined.astype(base_.dtype()), base_);
   }
   if (!ir::IsInteger(detail::ToIr(idx.dtype()))) {

@@ -38,8 +38,6 @@ Array CheckedBinIndices(const char* op, const Array& x, int64_t length) {
   return d == ir::DType::kBool ? x.astype(int64) : x;
 }
 
-bool IsFloat(DType d) { return ir::IsInexact(detail::ToIr(d)) && !ir::IsComplex(detail::ToIr(d)); }
-
 }  // namespace
 
 Array bincount(const Array& x, int64_t length, std::source_location site) {
@@ -84,7 +82,7 @@ Histogram histogram(const Array& x, int64_t bins, double lo, double hi) {
   // NumPy's computation step for step (lib/histograms.py, uniform bins): the bin from
   // (a - lo) * norm, then corrected by one against the edges themselves, so every element
   // lands in the bin whose edges hold it.
-  const DType bin_dtype = IsFloat(x.dtype()) ? x.dtype() : float64;
+  const DType bin_dtype = ir::IsFloat(detail::ToIr(x.dtype())) ? x.dtype() : float64;
   const Array a = x.reshape({x.size()});
   Array edges = linspace(lo, hi, bins + 1, true, float64).astype(bin_dtype);
   const Array keep = (a >= lo) & (a <= hi);
@@ -120,7 +118,7 @@ Array searchsorted(const Array& a, const Operand& v, Side side) {
   const int64_t n = sorted.size();
   if (n == 0) return zeros(values.shape(), int64);
   // NumPy's order: NaN after everything. x before y when x < y, or y is NaN and x is not.
-  const bool floats = IsFloat(common);
+  const bool floats = ir::IsFloat(detail::ToIr(common));
   auto before = [&](const Array& x, const Array& y) {
     return floats ? (x < y) | (isnan(y) & !isnan(x)) : x < y;
   };

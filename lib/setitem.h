@@ -28,6 +28,11 @@ Array BroadcastForSetItem(const char* op, Array v, const Shape& target, const Sh
 /// Whether `combined` (the result of a combining op) may be cast back to `dtype` under
 /// 'same_kind'; throws naming `op` if not.
 void CheckSameKindWriteBack(const char* op, DType combined, DType dtype);
+/// NumPy's checks on `region op= value` written back into an array of `dtype`: the result
+/// keeps the region's shape (the value broadcast to it, not the other way) and casts back
+/// under 'same_kind'; throws naming `op` if not.
+void CheckCombinedWriteBack(const char* op, const Array& combined, const Shape& region,
+                            DType dtype);
 
 }  // namespace gpuc::detail
 

@@ -74,6 +74,16 @@ void CheckSameKindWriteBack(const char* op, DType combined, DType dtype) {
   }
 }
 
+void CheckCombinedWriteBack(const char* op, const Array& combined, const Shape& region,
+                            DType dtype) {
+  if (combined.shape() != region) {
+    ThrowInvalid(absl::StrCat(op, ": non-broadcastable output operand with shape ",
+                              NumpyShapeText(region), " doesn't match the broadcast shape ",
+                              NumpyShapeText(combined.shape())));
+  }
+  CheckSameKindWriteBack(op, combined.dtype(), dtype);
+}
+
 }  // namespace gpuc::detail
 
 namespace gpuc {
@@ -114,13 +124,7 @@ Array IndexedUpdate::combine(Array (*op)(const Operand&, const Operand&), const 
   detail::ScopedRecordingSite site(value.site());
   const Array region = get();
   const Array combined = op(region, value);
-  if (combined.shape() != region.shape()) {
-    detail::ThrowInvalid(absl::StrCat(name, ": non-broadcastable output operand with shape ",
-                                      detail::NumpyShapeText(region.shape()),
-                                      " doesn't match the broadcast shape ",
-                                      detail::NumpyShapeText(combined.shape())));
-  }
-  detail::CheckSameKindWriteBack(name, combined.dtype(), base_.dtype());
+  detail::CheckCombinedWriteBack(name, combined, region.shape(), base_.dtype());
   return write(name, combined);
 }
 
