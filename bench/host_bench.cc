@@ -25,7 +25,7 @@
 #include "gpuc/gpuc.h"
 #include "ir/interpreter.h"
 #include "ir/parser.h"
-#include "lib/host_executor.h"
+#include "lib/backend/host/host_executor.h"
 #include "passes/fusion.h"
 #include "runtime/host_jit.h"
 #include "tools/gpuc/random_inputs.h"
@@ -148,7 +148,7 @@ BENCHMARK(BM_RecordOp)->Unit(benchmark::kMicrosecond);
 
 // A plain C++ time loop over lazy ops: one Jacobi step writing the interior of an n x n grid
 // from the other grid, then the same back (2 kernels, 2 evaluations per iteration; the time is per
-// iteration). The plan cache (lib/plan_cache.h) finds each step's plan by structure; the same loop
+// iteration). The plan cache (lib/eval/plan_cache.h) finds each step's plan by structure; the same loop
 // with the cache off shows what it saves, and recording alone shows what is left per step.
 void JacobiHalfStep(Array& dst, const Array& src) {
   Slice in(1, -1), up(0, -2), down(2, none);

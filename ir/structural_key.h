@@ -5,7 +5,7 @@
 // twice is one node in both), the same results, and parameters of the same types in the same
 // positions. What the parameters are bound to and the nodes' name hints are left out, so a
 // loop that records the same step over new arrays produces the same key each time: the
-// evaluator's plan cache (lib/plan_cache.h) finds the step's fused, compiled plan by it.
+// evaluator's plan cache (lib/eval/plan_cache.h) finds the step's fused, compiled plan by it.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GPUC_IR_STRUCTURAL_KEY_H_

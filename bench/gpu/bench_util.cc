@@ -8,7 +8,7 @@
 #include "absl/strings/str_replace.h"
 #include "gpuc/gpuc.h"
 #include "ir/parser.h"
-#include "lib/array_impl.h"
+#include "lib/api/array_impl.h"
 #include "passes/pass_manager.h"
 
 namespace gpuc::bench {

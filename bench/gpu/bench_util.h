@@ -19,7 +19,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "ir/graph.h"
-#include "lib/gpu_executor.h"
+#include "lib/backend/cuda/gpu_executor.h"
 
 namespace gpuc::bench {
 

@@ -11,7 +11,7 @@
 
 #include <string>
 
-#include "lib/gpu_executor.h"
+#include "lib/backend/cuda/gpu_executor.h"
 
 namespace gpuc::bench {
 

@@ -26,8 +26,8 @@
 #include "bench/gpu/loop_bench.h"
 #include "bench/gpu/user_kernels_bench.h"
 #include "gpuc/gpuc.h"
-#include "lib/array_impl.h"
-#include "lib/gpu_executor.h"
+#include "lib/api/array_impl.h"
+#include "lib/backend/cuda/gpu_executor.h"
 #include "runtime/module.h"
 
 namespace gpuc {

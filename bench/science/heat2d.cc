@@ -18,9 +18,9 @@
 #include <string>
 
 #include "gpuc/gpuc.h"
-#include "lib/evaluator.h"
-#include "lib/gpu_executor.h"
-#include "lib/host_executor.h"
+#include "lib/eval/evaluator.h"
+#include "lib/backend/cuda/gpu_executor.h"
+#include "lib/backend/host/host_executor.h"
 
 namespace {
 

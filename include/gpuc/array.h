@@ -318,7 +318,7 @@ class IndexedUpdate {
   Array write(const char* op, const Operand& value) const;
   Array combine(Array (*op)(const Operand&, const Operand&), const char* name,
                 const Operand& value) const;
-  // The array-index forms (lib/array_index_writes.cc).
+  // The array-index forms (lib/api/array_index_writes.cc).
   Array get_by_array() const;
   Array write_by_array(const char* name, Array (*op)(const Operand&, const Operand&),
                        const Operand& value) const;

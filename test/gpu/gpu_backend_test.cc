@@ -28,7 +28,7 @@
 #include "ir/interpreter.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
-#include "lib/gpu_executor.h"
+#include "lib/backend/cuda/gpu_executor.h"
 #include "passes/pass_manager.h"
 #include "test/gpu/run_on_gpu.h"
 #include "test/unit/random_graph.h"

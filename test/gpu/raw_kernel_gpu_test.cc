@@ -13,7 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "gpuc/gpuc.h"
-#include "lib/gpu_executor.h"
+#include "lib/backend/cuda/gpu_executor.h"
 
 namespace gpuc {
 namespace {

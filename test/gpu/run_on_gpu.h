@@ -9,7 +9,7 @@
 #include "absl/status/statusor.h"
 #include "ir/graph.h"
 #include "ir/host_tensor.h"
-#include "lib/gpu_executor.h"
+#include "lib/backend/cuda/gpu_executor.h"
 
 namespace gpuc::test {
 

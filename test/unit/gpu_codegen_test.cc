@@ -19,7 +19,7 @@
 #include "absl/strings/str_cat.h"
 #include "codegen/nvptx_compiler.h"
 #include "ir/printer.h"
-#include "lib/host_executor.h"
+#include "lib/backend/host/host_executor.h"
 #include "passes/buffer_plan.h"
 #include "passes/fusion.h"
 #include "passes/pass_manager.h"

@@ -6,8 +6,8 @@
 #include "absl/strings/str_cat.h"
 #include "codegen/kernel_spec.h"
 #include "ir/parser.h"
-#include "lib/gpu_kernel_entry.h"
-#include "lib/gpu_launch.h"
+#include "lib/backend/cuda/gpu_kernel_entry.h"
+#include "lib/backend/cuda/gpu_launch.h"
 #include "passes/fusion.h"
 
 namespace gpuc::detail {

@@ -22,7 +22,7 @@
 #include "ir/interpreter.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
-#include "lib/host_executor.h"
+#include "lib/backend/host/host_executor.h"
 #include "passes/pass_manager.h"
 #include "test/unit/host_check.h"
 #include "test/unit/random_graph.h"

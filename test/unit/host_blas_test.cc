@@ -1,7 +1,7 @@
 //===- host_blas_test.cc - matmul through the CPU BLAS against the oracle -===//
 //
 // The host executor runs matmuls of f32, f64, complex64 and complex128 through OpenBLAS
-// (lib/host_blas.h). Each case here runs a matmul graph on the host executor and on the
+// (lib/backend/host/host_blas.h). Each case here runs a matmul graph on the host executor and on the
 // reference interpreter (a triple loop) and compares: 1-D operands on either side, batch axes
 // that broadcast, mixed operand dtypes converted first, empty extents, a size large enough for
 // the BLAS's blocked kernels, half types (float32 sums rounded once, as NumPy's), and the
@@ -14,9 +14,9 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
-#include "lib/host_blas.h"
-#include "lib/host_executor.h"
-#include "lib/host_sparse.h"
+#include "lib/backend/host/host_blas.h"
+#include "lib/backend/host/host_executor.h"
+#include "lib/backend/host/host_sparse.h"
 #include "test/unit/host_check.h"
 
 namespace gpuc {
@@ -145,7 +145,7 @@ std::string SpmvText(const std::vector<ir::HostTensor>& args, int64_t rows, int6
                       ") {\n  %y = spmv %v, %c, %o, %x : ", y, "\n  return %y\n}\n");
 }
 
-// The typed CSR loop (lib/host_sparse.h) against the interpreter's: vectors and matrices of
+// The typed CSR loop (lib/backend/host/host_sparse.h) against the interpreter's: vectors and matrices of
 // right-hand sides, every floating and complex dtype, i32 and i64 indices.
 TEST(HostSparseTest, TheTypedCsrLoopAgreesWithTheInterpreter) {
   int seed = 40;

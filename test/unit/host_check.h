@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "ir/interpreter.h"
-#include "lib/host_executor.h"
+#include "lib/backend/host/host_executor.h"
 #include "test/unit/test_util.h"
 #include "tools/gpuc/random_inputs.h"
 

@@ -14,7 +14,7 @@
 #include <gtest/gtest.h>
 
 #include "codegen/kernel_spec.h"
-#include "lib/host_executor.h"
+#include "lib/backend/host/host_executor.h"
 #include "passes/fusion.h"
 #include "test/unit/test_util.h"
 #include "tools/gpuc/random_inputs.h"

@@ -13,7 +13,7 @@
 #include "absl/strings/match.h"
 #include "gpuc/gpuc.h"
 #include "ir/structural_key.h"
-#include "lib/plan_cache.h"
+#include "lib/eval/plan_cache.h"
 #include "test/unit/test_util.h"
 
 namespace gpuc {

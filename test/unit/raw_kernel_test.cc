@@ -16,8 +16,8 @@
 #include "codegen/cuda_source_compiler.h"
 #include "codegen/kernel_signature.h"
 #include "gpuc/gpuc.h"
-#include "lib/gpu_executor.h"
-#include "lib/kernel_arguments.h"
+#include "lib/backend/cuda/gpu_executor.h"
+#include "lib/raw_kernels/kernel_arguments.h"
 #include "runtime/cuda_compilers.h"
 #include "test/unit/test_util.h"
 

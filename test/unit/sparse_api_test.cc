@@ -14,7 +14,7 @@
 
 #include "gpuc/gpuc.h"
 #include "gtest/gtest.h"
-#include "lib/array_impl.h"
+#include "lib/api/array_impl.h"
 
 namespace gpuc {
 namespace {

@@ -9,8 +9,8 @@
 #include "codegen/cuda_source_compiler.h"
 #include "codegen/kernel_cache.h"
 #include "codegen/kernel_signature.h"
-#include "lib/kernel_arguments.h"
-#include "lib/raw_module.h"
+#include "lib/raw_kernels/kernel_arguments.h"
+#include "lib/raw_kernels/raw_module.h"
 
 namespace gpuc::tool {
 

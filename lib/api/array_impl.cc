@@ -1,0 +1,88 @@
+//===- array_impl.cc - What an Array handle points to ---------------------===//
+#include "lib/api/array_impl.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "lib/api/recorder.h"
+#include "lib/api/status_to_error.h"
+
+namespace gpuc::detail {
+namespace {
+
+Shape PublicShape(const ir::Shape& shape) { return shape.dims(); }
+
+}  // namespace
+
+std::shared_ptr<ArrayImpl> MakePending(ir::NodeRef node,
+                                       const std::vector<const ArrayImpl*>& operands) {
+  auto impl = std::make_shared<ArrayImpl>();
+  impl->shape = PublicShape(node->shape());
+  int64_t depth = 0;
+  int64_t nodes = 1;
+  for (const ArrayImpl* o : operands) {
+    depth = std::max(depth, o->pending_depth);
+    // Saturating: x = x + x doubles the bound each step.
+    nodes = std::min(nodes + o->pending_nodes, std::numeric_limits<int64_t>::max() / 4);
+    impl->traced = impl->traced || o->traced;
+  }
+  impl->pending_depth = depth + 1;
+  impl->pending_nodes = nodes;
+  impl->node = std::move(node);
+  return impl;
+}
+
+std::shared_ptr<ArrayImpl> MakeEvaluated(ir::HostTensor tensor) {
+  auto impl = std::make_shared<ArrayImpl>();
+  BindResult(*impl, std::move(tensor));
+  return impl;
+}
+
+void BindResult(ArrayImpl& impl, ir::HostTensor tensor) {
+  BindResult(impl, std::make_shared<const Buffer>(std::move(tensor)));
+}
+
+void BindResult(ArrayImpl& impl, std::shared_ptr<const Buffer> buffer) {
+  ir::TensorType type = buffer->type();
+  impl.shape = PublicShape(type.shape);
+  impl.node = ir::Node::CreateBound(std::move(type), std::move(buffer));
+  impl.pending_depth = 0;
+  impl.pending_nodes = 0;
+  impl.traced = false;
+}
+
+const ir::HostTensor& Buffer::tensor() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!host_) {
+    absl::StatusOr<GpuExecutor*> executor = GpuExecutor::Get();
+    internal::ThrowIfError(executor.status());
+    host_ = internal::ValueOrThrow((*executor)->Download(*device_));
+  }
+  return *host_;
+}
+
+absl::StatusOr<DeviceTensor> Buffer::OnDevice(GpuExecutor& executor) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!device_) {
+    absl::StatusOr<DeviceTensor> uploaded = executor.Upload(*host_);
+    if (!uploaded.ok()) return uploaded.status();
+    device_ = *std::move(uploaded);
+  }
+  return *device_;
+}
+
+void Buffer::DiscardHostCopy() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (device_) host_.reset();
+}
+
+ArrayImpl& ImplOf(const Array& a, const char* op) {
+  if (!a.valid()) {
+    ThrowInvalid(std::string(op) +
+                 ": an empty gpuc::Array handle (default-constructed or "
+                 "moved from) was used as an operand");
+  }
+  return *a.impl();
+}
+
+}  // namespace gpuc::detail

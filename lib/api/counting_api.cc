@@ -1,0 +1,157 @@
+//===- counting_api.cc - bincount, histogram, searchsorted, digitize ------===//
+#include "absl/strings/str_cat.h"
+#include "gpuc/counting.h"
+#include "gpuc/creation.h"
+#include "gpuc/elementwise.h"
+#include "gpuc/manipulation.h"
+#include "lib/api/array_impl.h"
+#include "lib/api/recorder.h"
+#include "lib/api/setitem.h"
+
+namespace gpuc {
+namespace {
+
+/// scatter-add of `values` into zeros(length) at `x`, with no wrapping of negative indices.
+Array ScatterAddInto(int64_t length, const Array& x, const Array& values) {
+  ir::Attributes attrs;
+  attrs.Set("axis", int64_t{0});
+  attrs.Set("combiner", std::string("add"));
+  attrs.Set("wrap", false);
+  return detail::Record(ir::OpCode::kScatter, {zeros({length}, values.dtype()), x, values},
+                        std::move(attrs));
+}
+
+Array CheckedBinIndices(const char* op, const Array& x, int64_t length) {
+  detail::ImplOf(x, op);
+  if (x.ndim() != 1) {
+    detail::ThrowInvalid(
+        absl::StrCat(op, ": x must be 1-D, not of shape ", detail::NumpyShapeText(x.shape())));
+  }
+  const ir::DType d = detail::ToIr(x.dtype());
+  if (!ir::IsInteger(d) && d != ir::DType::kBool) {
+    detail::ThrowInvalid(absl::StrCat(op, ": x must be integers, not ", ir::DTypeNumpyName(d),
+                                      " (NumPy: Cannot cast array data according to 'safe')"));
+  }
+  if (length < 0) {
+    detail::ThrowInvalid(absl::StrCat(op, ": length must be non-negative, got ", length));
+  }
+  return d == ir::DType::kBool ? x.astype(int64) : x;
+}
+
+}  // namespace
+
+Array bincount(const Array& x, int64_t length, std::source_location site) {
+  detail::ScopedRecordingSite scope(site);
+  const Array indices = CheckedBinIndices("bincount", x, length);
+  return ScatterAddInto(length, indices, ones(x.shape(), int64));
+}
+
+Array bincount(const Array& x, const Array& weights, int64_t length, std::source_location site) {
+  detail::ScopedRecordingSite scope(site);
+  const Array indices = CheckedBinIndices("bincount", x, length);
+  detail::ImplOf(weights, "bincount");
+  if (weights.shape() != x.shape()) {
+    detail::ThrowInvalid(
+        absl::StrCat("bincount: weights of shape ", detail::NumpyShapeText(weights.shape()),
+                     " must have the shape of x, ", detail::NumpyShapeText(x.shape())));
+  }
+  if (ir::IsComplex(detail::ToIr(weights.dtype()))) {
+    detail::ThrowInvalid("bincount: weights cannot be complex (NumPy casts them to float64)");
+  }
+  return ScatterAddInto(length, indices, weights.astype(float64));
+}
+
+Histogram histogram(const Array& x, int64_t bins, double lo, double hi) {
+  detail::ImplOf(x, "histogram");
+  if (bins < 1) {
+    detail::ThrowInvalid(absl::StrCat("histogram: bins must be positive, got ", bins));
+  }
+  if (!(lo <= hi) || !std::isfinite(lo) || !std::isfinite(hi)) {
+    detail::ThrowInvalid(absl::StrCat("histogram: the range (", lo, ", ", hi,
+                                      ") must be finite with lo <= hi (NumPy: max must be "
+                                      "larger than min in range parameter)"));
+  }
+  if (ir::IsComplex(detail::ToIr(x.dtype()))) {
+    detail::ThrowInvalid("histogram: x cannot be complex");
+  }
+  // NumPy widens an empty range by half a unit each way.
+  if (lo == hi) {
+    lo -= 0.5;
+    hi += 0.5;
+  }
+  // NumPy's computation step for step (lib/histograms.py, uniform bins): the bin from
+  // (a - lo) * norm, then corrected by one against the edges themselves, so every element
+  // lands in the bin whose edges hold it.
+  const DType bin_dtype = ir::IsFloat(detail::ToIr(x.dtype())) ? x.dtype() : float64;
+  const Array a = x.reshape({x.size()});
+  Array edges = linspace(lo, hi, bins + 1, true, float64).astype(bin_dtype);
+  const Array keep = (a >= lo) & (a <= hi);
+  const Array t = a.astype(bin_dtype);
+  const double norm = static_cast<double>(bins) / (hi - lo);  // a float64 scalar in NumPy
+  Array index = ((t - lo).astype(float64) * norm).astype(int64);
+  index = where(keep, index, 0);  // elements outside the range take no part
+  index = where(index == bins, bins - 1, index);
+  index = where(t < take(edges, index), index - 1, index);
+  index =
+      where((t >= take(edges, clip(index + 1, 0, bins))) & (index != bins - 1), index + 1, index);
+  // Elements not kept go to an extra bin past the end, dropped from the counts.
+  index = where(keep, clip(index, 0, bins - 1), bins);
+  Array counts = ScatterAddInto(bins + 1, index, ones(a.shape(), int64))(Slice(0, bins));
+  return {counts, edges};
+}
+
+Array searchsorted(const Array& a, const Operand& v, Side side) {
+  detail::ImplOf(a, "searchsorted");
+  if (a.ndim() != 1) {
+    detail::ThrowInvalid(absl::StrCat("searchsorted: a must be 1-D, not of shape ",
+                                      detail::NumpyShapeText(a.shape())));
+  }
+  const Operand sorted_operand(a);
+  std::vector<Array> both = detail::ResolveOperands(ir::OpCode::kLt, {&sorted_operand, &v});
+  const DType common = detail::FromIr(
+      ir::PromoteTypes(detail::ToIr(both[0].dtype()), detail::ToIr(both[1].dtype())));
+  if (ir::IsComplex(detail::ToIr(common))) {
+    detail::ThrowInvalid("searchsorted: complex values are not supported");
+  }
+  const Array sorted = both[0].astype(common);
+  const Array values = both[1].astype(common);
+  const int64_t n = sorted.size();
+  if (n == 0) return zeros(values.shape(), int64);
+  // NumPy's order: NaN after everything. x before y when x < y, or y is NaN and x is not.
+  const bool floats = ir::IsFloat(detail::ToIr(common));
+  auto before = [&](const Array& x, const Array& y) {
+    return floats ? (x < y) | (isnan(y) & !isnan(x)) : x < y;
+  };
+  // Whether the answer lies past position i: a[i] < v (left), or a[i] <= v (right).
+  auto past = [&](const Array& at) {
+    const Array element = take(sorted, at);
+    return side == Side::kLeft ? before(element, values) : !before(values, element);
+  };
+  // A branch-free lower bound: the halving steps depend only on n, so each is one gather and
+  // a select, and the whole search fuses into one kernel.
+  Array base = zeros(values.shape(), int64);
+  for (int64_t len = n; len > 1; len -= len / 2) {
+    const Array candidate = base + len / 2;
+    base = where(past(candidate), candidate, base);
+  }
+  return base + past(base).astype(int64);
+}
+
+Array digitize(const Operand& x, const Array& bins, bool right) {
+  detail::ImplOf(bins, "digitize");
+  if (bins.ndim() != 1) {
+    detail::ThrowInvalid(absl::StrCat("digitize: bins must be 1-D, not of shape ",
+                                      detail::NumpyShapeText(bins.shape())));
+  }
+  const Side side = right ? Side::kLeft : Side::kRight;
+  const int64_t n = bins.size();
+  const Array increasing = searchsorted(bins, x, side);
+  if (n < 2) return increasing;
+  const Array reversed = bins(Slice(none, none, -1));
+  const Array decreasing = n - searchsorted(reversed, x, side);
+  // NumPy's test: decreasing when every step goes down (and one strictly); for monotonic
+  // bins the first and last compare the same way.
+  return where(bins(n - 1) < bins(0), decreasing, increasing);
+}
+
+}  // namespace gpuc

@@ -1,0 +1,246 @@
+//===- recorder.cc - Recording IR nodes behind the public API -------------===//
+#include "lib/api/recorder.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "ir/type_inference.h"
+#include "lib/eval/evaluator.h"
+#include "lib/api/status_to_error.h"
+
+namespace gpuc::detail {
+
+ir::Shape ToIrShape(const Shape& shape) { return ir::Shape(shape); }
+
+namespace {
+
+thread_local const std::source_location* t_recording_site = nullptr;
+
+// gpuc's own front-end sources all live beside this file; a site inside them is not user code.
+bool IsInsideGpuc(const std::source_location& site) {
+  static const std::string lib_dir = [] {
+    std::string here = std::source_location::current().file_name();
+    return here.substr(0, here.find_last_of('/') + 1);
+  }();
+  return absl::string_view(site.file_name()).substr(0, lib_dir.size()) == lib_dir;
+}
+
+}  // namespace
+
+ScopedRecordingSite::ScopedRecordingSite(const std::source_location& site) {
+  if (t_recording_site != nullptr || IsInsideGpuc(site)) return;
+  t_recording_site = &site;
+  installed_ = true;
+}
+
+ScopedRecordingSite::~ScopedRecordingSite() {
+  if (installed_) t_recording_site = nullptr;
+}
+
+std::string CurrentRecordingSite() { return std::string(CurrentRecordingSiteText()); }
+
+absl::string_view CurrentRecordingSiteText() {
+  if (t_recording_site == nullptr) return "";
+  // Formatted once per site and thread: ops are recorded at a few sites many times over.
+  thread_local absl::flat_hash_map<std::pair<const char*, uint_least32_t>, std::string> texts;
+  auto [it, inserted] =
+      texts.try_emplace({t_recording_site->file_name(), t_recording_site->line()});
+  if (inserted) {
+    it->second = absl::StrCat(t_recording_site->file_name(), ":", t_recording_site->line());
+  }
+  return it->second;
+}
+
+void ThrowInvalid(const std::string& message) {
+  const std::string site = CurrentRecordingSite();
+  throw Error("invalid_argument",
+              site.empty() ? message : absl::StrCat(message, " (at ", site, ")"));
+}
+
+Array Record(ir::OpCode op, const std::vector<Array>& operands, ir::Attributes attrs,
+             std::optional<ir::TensorType> requested) {
+  std::vector<ir::TensorType> types;
+  std::vector<ir::NodeRef> nodes;
+  std::vector<const ArrayImpl*> impls;
+  types.reserve(operands.size());
+  nodes.reserve(operands.size());
+  impls.reserve(operands.size());
+  for (const Array& a : operands) {
+    ArrayImpl& impl = ImplOf(a, ir::OpName(op).data());
+    types.push_back(impl.node->type());
+    nodes.push_back(impl.node);
+    impls.push_back(&impl);
+  }
+  absl::StatusOr<ir::TensorType> type = ir::InferResultType(op, types, attrs, requested);
+  if (!type.ok()) {
+    // The typing rule names the op and the offending shapes; the operand types complete it.
+    std::vector<std::string> operand_types;
+    for (const ir::TensorType& t : types) operand_types.push_back(t.ToString());
+    ThrowInvalid(
+        absl::StrCat(type.status().message(), "; operands ", absl::StrJoin(operand_types, ", ")));
+  }
+  ir::NodeRef node = ir::Node::Create(op, *std::move(type), std::move(nodes), std::move(attrs),
+                                      /*name=*/"", CurrentRecordingSiteText());
+  std::shared_ptr<ArrayImpl> impl = MakePending(std::move(node), impls);
+  EvaluateIfPastLimits(*impl);
+  return Array(std::move(impl));
+}
+
+DType DefaultDType(const Scalar& value) {
+  switch (value.kind()) {
+    case Scalar::Kind::kBool:
+      return bool_;
+    case Scalar::Kind::kInt:
+      return int64;
+    case Scalar::Kind::kUInt:
+      return value.uint_value() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())
+                 ? uint64
+                 : int64;
+    case Scalar::Kind::kFloat:
+      return float64;
+    case Scalar::Kind::kComplex:
+      return complex128;
+  }
+  return float64;
+}
+
+ir::AttrValue ScalarAttrValue(const Scalar& value) {
+  switch (value.kind()) {
+    case Scalar::Kind::kBool:
+      return value.int_value() != 0;
+    case Scalar::Kind::kInt:
+      return value.int_value();
+    case Scalar::Kind::kUInt:
+      // The constant op stores integers as int64; a uint64 past int64's range keeps its bit
+      // pattern, which the conversion to a uint64 constant restores.
+      return static_cast<int64_t>(value.uint_value());
+    case Scalar::Kind::kFloat:
+      return value.float_value();
+    case Scalar::Kind::kComplex:
+      return value.complex_value();
+  }
+  return int64_t{0};
+}
+
+namespace {
+
+bool IsComparison(ir::OpCode op) {
+  return op == ir::OpCode::kEq || op == ir::OpCode::kNe || op == ir::OpCode::kLt ||
+         op == ir::OpCode::kLe || op == ir::OpCode::kGt || op == ir::OpCode::kGe;
+}
+
+/// The dtype a weak scalar takes next to arrays whose promoted dtype is `array_dtype`.
+DType WeakDType(ir::OpCode op, const Scalar& s, DType array_dtype) {
+  const ir::DType a = ToIr(array_dtype);
+  switch (s.kind()) {
+    case Scalar::Kind::kBool:
+      return array_dtype;
+    case Scalar::Kind::kInt:
+    case Scalar::Kind::kUInt: {
+      const ir::DType target = ir::PromoteWithWeakScalar(a, ir::WeakScalar::kInt);
+      const bool huge = s.kind() == Scalar::Kind::kUInt &&
+                        s.uint_value() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
+      absl::Status fits = huge ? (target == ir::DType::kUInt64 || ir::IsInexact(target)
+                                      ? absl::OkStatus()
+                                      : absl::InvalidArgumentError(absl::StrCat(
+                                            "Python integer ", s.uint_value(),
+                                            " out of bounds for ", ir::DTypeNumpyName(target))))
+                               : ir::CheckWeakIntFits(s.kind() == Scalar::Kind::kInt
+                                                          ? s.int_value()
+                                                          : static_cast<int64_t>(s.uint_value()),
+                                                      target);
+      if (fits.ok()) return FromIr(target);
+      // NumPy 2 compares an integer array with any Python integer exactly (uint8 < 300 is
+      // true); comparing in the scalar's own default type gives the same answer.
+      if (IsComparison(op)) return DefaultDType(s);
+      ThrowInvalid(absl::StrCat(ir::OpName(op), ": ", fits.message()));
+    }
+    case Scalar::Kind::kFloat:
+      return FromIr(ir::PromoteWithWeakScalar(a, ir::WeakScalar::kFloat));
+    case Scalar::Kind::kComplex:
+      return FromIr(ir::PromoteWithWeakScalar(a, ir::WeakScalar::kComplex));
+  }
+  return array_dtype;
+}
+
+}  // namespace
+
+Array Constant(const Scalar& value, DType dtype, const Shape& shape) {
+  ir::Attributes attrs;
+  attrs.Set("value", ScalarAttrValue(value));
+  return Record(ir::OpCode::kConstant, {}, std::move(attrs),
+                ir::TensorType{ToIr(dtype), ToIrShape(shape)});
+}
+
+std::vector<Array> ResolveOperands(ir::OpCode op, const std::vector<const Operand*>& operands) {
+  std::optional<ir::DType> array_dtype;
+  for (const Operand* o : operands) {
+    if (o->is_scalar()) continue;
+    const ir::DType d = ImplOf(Array(o->array_impl()), ir::OpName(op).data()).node->dtype();
+    array_dtype = array_dtype ? ir::PromoteTypes(*array_dtype, d) : d;
+  }
+  std::vector<Array> out;
+  out.reserve(operands.size());
+  for (const Operand* o : operands) {
+    if (!o->is_scalar()) {
+      out.emplace_back(o->array_impl());
+    } else if (array_dtype) {
+      out.push_back(Constant(o->scalar(), WeakDType(op, o->scalar(), FromIr(*array_dtype))));
+    } else {
+      out.push_back(Constant(o->scalar(), DefaultDType(o->scalar())));
+    }
+  }
+  return out;
+}
+
+Array Binary(ir::OpCode op, const Operand& a, const Operand& b) {
+  ScopedRecordingSite site_a(a.site());  // the first of the two outside gpuc counts
+  ScopedRecordingSite site_b(b.site());
+  return Record(op, ResolveOperands(op, {&a, &b}));
+}
+
+Array Reshaped(const Array& a, const Shape& shape) {
+  const ArrayImpl& impl = ImplOf(a, "reshape");
+  if (impl.shape == shape) return a;
+  return Record(ir::OpCode::kReshape, {a}, {},
+                ir::TensorType{impl.node->dtype(), ToIrShape(shape)});
+}
+
+Array Broadcast(const Array& a, const Shape& shape) {
+  const ArrayImpl& impl = ImplOf(a, "broadcast_to");
+  if (impl.shape == shape) return a;
+  if (absl::Status s = ir::ValidateShape(ToIrShape(shape)); !s.ok()) {
+    ThrowInvalid(absl::StrCat("broadcast_to: ", s.message()));
+  }
+  return Record(ir::OpCode::kBroadcastTo, {a}, {},
+                ir::TensorType{impl.node->dtype(), ToIrShape(shape)});
+}
+
+Array Cast(const Array& a, DType dtype) {
+  const ArrayImpl& impl = ImplOf(a, "astype");
+  if (impl.node->dtype() == ToIr(dtype)) return a;
+  return Record(ir::OpCode::kCast, {a}, {}, ir::TensorType{ToIr(dtype), impl.node->shape()});
+}
+
+int64_t NormalizeAxisOrThrow(const char* op, int64_t axis, int rank) {
+  absl::StatusOr<int> normalized = ir::NormalizeAxis(axis, rank);
+  if (!normalized.ok()) ThrowInvalid(absl::StrCat(op, ": ", normalized.status().message()));
+  return *normalized;
+}
+
+std::vector<int64_t> NormalizeAxesOrThrow(const char* op, const std::vector<int64_t>& axes,
+                                          int rank) {
+  std::vector<int64_t> out;
+  out.reserve(axes.size());
+  for (int64_t a : axes) out.push_back(NormalizeAxisOrThrow(op, a, rank));
+  std::sort(out.begin(), out.end());
+  for (size_t i = 1; i < out.size(); ++i) {
+    if (out[i] == out[i - 1]) ThrowInvalid(absl::StrCat(op, ": repeated axis ", out[i]));
+  }
+  return out;
+}
+
+}  // namespace gpuc::detail

@@ -1,0 +1,117 @@
+//===- gpu_executor.h - Running fused plans on a CUDA device --------------===//
+//
+// The GPU back end: the same fusion and buffer plans as the host's (passes/), each kernel
+// compiled to PTX (codegen/gpu_kernel_emitter.h, nvptx_compiler.h), linked to a cubin by the
+// driver and kept in the kernel cache (memory, then disk: a second process pays no JIT),
+// launched on the calling thread's current stream with every buffer from the device's pool.
+// Values stay on the device between evaluations (DeviceTensor); host data is copied in on
+// first use and out when read. Library ops call cuBLAS and cuFFT (lib/backend/cuda/gpu_library.h). Steps
+// without a GPU lowering (scans, spmv, integer matmuls, kernels calling the host support
+// library) run on the host between a download and an upload, and the statistics count them.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GPUC_LIB_BACKEND_CUDA_GPU_EXECUTOR_H_
+#define GPUC_LIB_BACKEND_CUDA_GPU_EXECUTOR_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "ir/graph.h"
+#include "ir/host_tensor.h"
+#include "passes/fusion.h"
+#include "runtime/device.h"
+#include "runtime/stream.h"
+
+namespace gpuc::detail {
+
+/// A block of the device pool, returned to it when the last owner lets go.
+class DeviceStorage {
+ public:
+  static absl::StatusOr<std::shared_ptr<DeviceStorage>> Allocate(runtime::CudaDevice& device,
+                                                                 runtime::CudaStream& stream,
+                                                                 size_t bytes);
+  ~DeviceStorage();
+  uint64_t address() const { return address_; }
+
+ private:
+  DeviceStorage(runtime::CudaDevice* device, uint64_t address)
+      : device_(device), address_(address) {}
+  runtime::CudaDevice* device_;
+  uint64_t address_;
+};
+
+/// A dense row-major array in device memory.
+struct DeviceTensor {
+  ir::TensorType type;
+  std::shared_ptr<DeviceStorage> storage;  // keeps `address` valid
+  uint64_t address = 0;
+  int64_t size_in_bytes() const { return type.shape.num_elements() * ir::DTypeSize(type.dtype); }
+};
+
+struct GpuBackendStats {
+  int64_t kernel_launches = 0;      // generated kernels launched (combine kernels included)
+  int64_t row_kernel_launches = 0;  // of which row-local kernels (every phase, a block per row)
+  int64_t memory_hits = 0;          // kernels found loaded in this process
+  int64_t disk_hits = 0;            // cubins loaded from the disk cache
+  int64_t compiles = 0;             // compiled through LLVM, NVPTX and the driver's linker
+  int64_t compile_microseconds = 0;
+  int64_t host_kernels = 0;        // fused kernels without a GPU lowering, run on the host
+  int64_t library_calls = 0;       // library ops as vendor-library calls (cuBLAS, cuFFT)
+  int64_t library_steps = 0;       // library ops and scans without one, run on the host
+  int64_t graph_replays = 0;       // runs of a repeated plan as one CUDA graph launch
+  int64_t graph_builds = 0;        // graphs built (a plan's second run, or new launch shapes)
+  int64_t graph_node_updates = 0;  // kernel nodes whose parameters a replay rewrote
+  int64_t uploads = 0;             // host arrays copied in
+  int64_t downloads = 0;           // device arrays copied out
+  std::string last_host_reason;    // why the last host step was not a GPU kernel
+};
+
+struct GpuPlan;
+
+/// The GPU's own graph lowering, run by Prepare before fusion (and by `gpuc --target=gpu`
+/// for the stages it prints): a bias row and a ReLU after an f32/f64 GEMM become its
+/// cuBLASLt epilogue (passes/fuse_matmul_epilogue.cc) unless GPUC_GEMM_EPILOGUES=0.
+absl::Status ApplyGpuLowering(ir::Graph& graph);
+
+class GpuExecutor {
+ public:
+  /// The executor of the default CUDA device, or Unavailable saying why there is none.
+  static absl::StatusOr<GpuExecutor*> Get();
+  ~GpuExecutor();
+
+  runtime::CudaDevice& device();
+  /// The calling thread's current stream on the device.
+  absl::StatusOr<runtime::CudaStream*> stream();
+
+  absl::StatusOr<std::shared_ptr<const GpuPlan>> Prepare(const ir::Graph& graph,
+                                                         const passes::FusionBudgets& budgets = {});
+  /// Queues the plan on the current stream; results are ready when the stream reaches them.
+  absl::StatusOr<std::vector<DeviceTensor>> Run(const GpuPlan& plan,
+                                                absl::Span<const DeviceTensor> args);
+  absl::StatusOr<std::vector<DeviceTensor>> Run(const ir::Graph& graph,
+                                                absl::Span<const DeviceTensor> args,
+                                                const passes::FusionBudgets& budgets = {});
+
+  absl::StatusOr<DeviceTensor> Upload(const ir::HostTensor& tensor);
+  /// Waits for the stream and copies out; an asynchronous fault is reported here with the
+  /// kernels that ran last.
+  absl::StatusOr<ir::HostTensor> Download(const DeviceTensor& tensor);
+  absl::Status Synchronize();
+
+  GpuBackendStats stats() const;
+  /// "sm_90 ptx85 ieee ..." : what the kernels are compiled for.
+  std::string target_id() const;
+
+ private:
+  GpuExecutor();
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace gpuc::detail
+
+#endif  // GPUC_LIB_BACKEND_CUDA_GPU_EXECUTOR_H_

@@ -1,0 +1,86 @@
+//===- host_executor.h - Running fused plans natively on the host ---------===//
+//
+// The host back end, the default where there is no GPU: the graph is cut into kernels
+// (passes/fusion.h), each compiled kernel is fetched from the kernel cache (memory, then
+// disk, then compiled through LLVM: codegen/), linked by the host JIT and run with its rows
+// split over the thread pool. Library ops and scans run on their host implementations.
+// A kernel that code generation cannot lower yet runs on the interpreter instead, and the
+// statistics say how often.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GPUC_LIB_BACKEND_HOST_HOST_EXECUTOR_H_
+#define GPUC_LIB_BACKEND_HOST_HOST_EXECUTOR_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "ir/graph.h"
+#include "ir/host_tensor.h"
+#include "passes/buffer_plan.h"
+#include "passes/fusion.h"
+
+namespace gpuc::detail {
+
+struct HostBackendStats {
+  int64_t kernel_runs = 0;           // compiled kernels run
+  int64_t memory_hits = 0;           // kernels found compiled in this process
+  int64_t disk_hits = 0;             // loaded from the disk cache
+  int64_t compiles = 0;              // compiled through LLVM
+  int64_t compile_microseconds = 0;  // spent compiling (LLVM, not loading)
+  int64_t interpreted_kernels = 0;   // run on the interpreter (no lowering yet)
+  int64_t library_steps = 0;         // library ops and scans
+  int64_t in_place_outputs = 0;      // outputs planned over an input's storage
+  std::string last_interpreted_reason;
+};
+
+/// Identifies this build of gpuc for cache keys: a rebuilt library may generate different code
+/// for the same kernel text, so the key includes the library file's size and modification time.
+std::string GpucBuildId();
+
+/// A graph cut into kernels, each compiled (or marked to interpret), with its buffer plan:
+/// what a gpuc::compile Function keeps so that a call does no planning or compiling.
+struct PreparedPlan;
+
+/// The outputs of `kernel` that the buffer plan writes over an input (output -> input).
+absl::flat_hash_map<const ir::Node*, const ir::Node*> InPlaceOutputs(
+    const passes::FusedKernel& kernel, const passes::BufferPlan& buffers);
+
+class HostExecutor {
+ public:
+  /// The process-wide executor (its JIT, caches and statistics).
+  static HostExecutor& Get();
+  ~HostExecutor();
+
+  /// Fuses, plans and compiles `graph` (already optimized).
+  absl::StatusOr<std::shared_ptr<const PreparedPlan>> Prepare(
+      const ir::Graph& graph, const passes::FusionBudgets& budgets = {});
+  absl::StatusOr<std::vector<ir::HostTensor>> Run(const PreparedPlan& plan,
+                                                  absl::Span<const ir::HostTensor> args);
+
+  /// Prepare, then Run.
+  absl::StatusOr<std::vector<ir::HostTensor>> Run(const ir::Graph& graph,
+                                                  absl::Span<const ir::HostTensor> args,
+                                                  const passes::FusionBudgets& budgets = {});
+
+  /// The LLVM IR of one kernel of a plan (with its buffer plan's in-place outputs): as
+  /// emitted, or after the O3 pipeline.
+  absl::StatusOr<std::string> KernelLlvmIr(const passes::FusedKernel& kernel,
+                                           const passes::BufferPlan& buffers, bool optimized);
+
+  HostBackendStats stats() const;
+  /// The disk cache's directory; "" when it is off (GPUC_DISK_CACHE=0).
+  std::string disk_cache_directory() const;
+
+ private:
+  HostExecutor();
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace gpuc::detail
+
+#endif  // GPUC_LIB_BACKEND_HOST_HOST_EXECUTOR_H_

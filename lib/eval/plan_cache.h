@@ -1,0 +1,69 @@
+//===- plan_cache.h - Fused, compiled plans found by graph structure ------===//
+//
+// A loop over lazy ops records the same graph every step, over new arrays. Evaluation keys
+// each graph by its structure (ir/structural_key.h) and keeps the plan it made for it: the
+// optimized graph over unbound parameters and the backend's prepared plan (fusion, buffer
+// plan, compiled kernels). A step whose structure was seen before therefore costs a key, a
+// lookup and the launches, not the passes, fusion and kernel-cache lookups. The cache is an
+// LRU of bounded size shared by every thread; gpuc/evaluation.h exposes its statistics.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GPUC_LIB_EVAL_PLAN_CACHE_H_
+#define GPUC_LIB_EVAL_PLAN_CACHE_H_
+
+#include <cstdint>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "absl/container/flat_hash_map.h"
+#include "gpuc/evaluation.h"
+#include "ir/graph.h"
+#include "lib/eval/evaluator.h"
+
+namespace gpuc::detail {
+
+/// What evaluation keeps per structure: the optimized graph, whose parameters are unbound
+/// (so the cache holds no user's storage alive), and its prepared plan.
+struct CachedPlan {
+  ir::Graph graph;
+  std::shared_ptr<const PreparedGraph> prepared;
+};
+
+/// `graph` with a fresh unbound parameter in place of each of its parameters, in the same
+/// positions; the body is rebuilt over them, keeping every op, attribute and location.
+ir::Graph WithUnboundParameters(const ir::Graph& graph);
+
+class PlanCache {
+ public:
+  static PlanCache& Get();
+
+  /// The plan stored under `key` (now the most recently used), or null; counts a hit or miss.
+  std::shared_ptr<const CachedPlan> Find(const std::string& key);
+  /// Stores `plan` under `key`, dropping the least recently used past the capacity. Does
+  /// nothing when the cache is off (capacity 0).
+  void Insert(const std::string& key, std::shared_ptr<const CachedPlan> plan);
+
+  PlanCacheStats stats() const;
+  void set_capacity(int64_t capacity);
+  void clear();
+
+ private:
+  struct Entry {
+    std::string key;
+    std::shared_ptr<const CachedPlan> plan;
+  };
+  void TrimLocked();
+
+  mutable std::mutex mutex_;
+  std::list<Entry> recency_;  // most recently used first
+  absl::flat_hash_map<std::string, std::list<Entry>::iterator> index_;
+  int64_t capacity_ = 256;
+  int64_t hits_ = 0;
+  int64_t misses_ = 0;
+};
+
+}  // namespace gpuc::detail
+
+#endif  // GPUC_LIB_EVAL_PLAN_CACHE_H_
