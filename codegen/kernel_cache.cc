@@ -35,28 +35,6 @@ bool ReadU64(const std::string& in, size_t& at, uint64_t& v) {
 
 }  // namespace
 
-std::string DiskCache::DefaultDirectory() {
-  if (const char* dir = std::getenv("GPUC_CACHE_DIR"); dir && *dir) return dir;
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
-    return absl::StrCat(xdg, "/gpuc");
-  if (const char* home = std::getenv("HOME"); home && *home)
-    return absl::StrCat(home, "/.cache/gpuc");
-  return (fs::temp_directory_path() / "gpuc-cache").string();
-}
-
-int64_t DiskCache::DefaultMaxBytes() {
-  if (const char* env = std::getenv("GPUC_CACHE_MAX_BYTES")) {
-    const long long v = std::atoll(env);
-    if (v > 0) return v;
-  }
-  return int64_t{1} << 30;
-}
-
-void DiskCache::OpenDefault(std::optional<DiskCache>& cache) {
-  if (const char* disk = std::getenv("GPUC_DISK_CACHE"); disk && std::string(disk) == "0") return;
-  cache.emplace(DefaultDirectory(), DefaultMaxBytes());
-}
-
 std::string DiskCache::PathFor(const std::string& key) const {
   const std::string hex = absl::StrFormat("%016x", StableHash(key));
   return absl::StrCat(directory_, "/", hex.substr(0, 2), "/", hex, kSuffix);

@@ -22,14 +22,8 @@ namespace gpuc::codegen {
 
 class DiskCache {
  public:
-  /// $GPUC_CACHE_DIR, else $XDG_CACHE_HOME/gpuc, else ~/.cache/gpuc.
-  static std::string DefaultDirectory();
-  /// $GPUC_CACHE_MAX_BYTES, else 1 GiB: room for tens of thousands of kernels.
-  static int64_t DefaultMaxBytes();
-  /// Opens the default cache in `cache`, unless GPUC_DISK_CACHE=0 turns it off (then
-  /// `cache` stays empty). An out-parameter: the cache's atomics make it immovable.
-  static void OpenDefault(std::optional<DiskCache>& cache);
-
+  /// Where and how large come from the execution options (lib/exec/options.h:
+  /// GPUC_CACHE_DIR, GPUC_CACHE_MAX_BYTES); the cache reads no environment itself.
   DiskCache(std::string directory, int64_t max_bytes)
       : directory_(std::move(directory)), max_bytes_(max_bytes) {}
 

@@ -10,6 +10,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/strip.h"
 
@@ -164,6 +165,19 @@ absl::StatusOr<std::vector<KernelSignature>> ParseKernelSignatures(absl::string_
     at = close;
   }
   return kernels;
+}
+
+std::string DescribeParameter(const KernelParameter& p) {
+  if (!p.cpp_type.empty()) return p.cpp_type;
+  if (p.IsAggregate()) return absl::StrCat("a ", p.size_bytes, "-byte struct");
+  return absl::StrCat(".", p.ptx_type);
+}
+
+std::string DescribeSignature(const KernelSignature& kernel) {
+  if (kernel.demangled != kernel.name) return kernel.demangled;
+  std::vector<std::string> types;
+  for (const KernelParameter& p : kernel.parameters) types.push_back(DescribeParameter(p));
+  return absl::StrCat(kernel.name, "(", absl::StrJoin(types, ", "), ")");
 }
 
 }  // namespace gpuc::codegen

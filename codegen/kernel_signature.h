@@ -44,6 +44,12 @@ struct KernelSignature {
   std::vector<KernelParameter> parameters;
 };
 
+/// "float const*", "a 12-byte struct" or ".u64": a parameter as a person reads it.
+std::string DescribeParameter(const KernelParameter& p);
+/// "void add<float>(float*, float const*, float)": the demangled name, or the name with the
+/// parameters described.
+std::string DescribeSignature(const KernelSignature& kernel);
+
 /// Every `.entry` of `ptx`, in order.
 absl::StatusOr<std::vector<KernelSignature>> ParseKernelSignatures(absl::string_view ptx);
 

@@ -28,8 +28,9 @@ bool ImpliedByShape(const Node& n, const std::string& attr) {
 class SpecBuilder {
  public:
   SpecBuilder(const passes::FusedKernel& kernel,
-              const absl::flat_hash_map<const ir::Node*, const ir::Node*>& in_place)
-      : kernel_(kernel) {
+              const absl::flat_hash_map<const ir::Node*, const ir::Node*>& in_place,
+              int min_index_bits)
+      : kernel_(kernel), min_index_bits_(min_index_bits) {
     spec_.in_place = in_place;
   }
 
@@ -56,6 +57,7 @@ class SpecBuilder {
   std::string KeyText() const;
 
   const passes::FusedKernel& kernel_;
+  const int min_index_bits_;
   KernelSpec spec_;
   absl::flat_hash_map<const Node*, int> level_;  // reductions a value waits for, nested
 };
@@ -244,11 +246,7 @@ absl::StatusOr<KernelSpec> SpecBuilder::Build() {
   for (const Node* n : spec_.inputs) largest = std::max(largest, n->shape().num_elements());
   for (const Node* n : spec_.members) largest = std::max(largest, n->shape().num_elements());
   spec_.index_bits = largest < (int64_t{1} << 31) ? 32 : 64;
-  // GPUC_INDEX_BITS=64 keeps 64-bit indexing for small kernels too: the tests run the 64-bit
-  // path on arrays that fit in memory.
-  if (const char* bits = std::getenv("GPUC_INDEX_BITS"); bits && std::string(bits) == "64") {
-    spec_.index_bits = 64;
-  }
+  spec_.index_bits = std::max(spec_.index_bits, min_index_bits_);
   PlanPhases();
   spec_.row_local = CheckRowLocal();
   spec_.key_text = KeyText();
@@ -295,12 +293,12 @@ bool IsCompilable(const passes::FusedKernel& kernel) {
 
 absl::StatusOr<KernelSpec> BuildKernelSpec(
     const passes::FusedKernel& kernel,
-    const absl::flat_hash_map<const ir::Node*, const ir::Node*>& in_place) {
+    const absl::flat_hash_map<const ir::Node*, const ir::Node*>& in_place, int min_index_bits) {
   if (!IsCompilable(kernel)) {
     return absl::InvalidArgumentError(
         absl::StrCat("a ", passes::KernelKindName(kernel.kind), " kernel is not generated code"));
   }
-  return SpecBuilder(kernel, in_place).Build();
+  return SpecBuilder(kernel, in_place, min_index_bits).Build();
 }
 
 uint64_t StableHash(std::string_view text) {

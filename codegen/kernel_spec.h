@@ -110,10 +110,12 @@ struct KernelSpec {
 bool IsCompilable(const passes::FusedKernel& kernel);
 
 /// `in_place`: outputs to write over an input's storage (output -> input), as the buffer plan
-/// decided; part of the key.
+/// decided; part of the key. `min_index_bits` 64 keeps 64-bit indexing for small kernels too
+/// (the execution options' GPUC_INDEX_BITS: tests run the 64-bit path on arrays that fit).
 absl::StatusOr<KernelSpec> BuildKernelSpec(
     const passes::FusedKernel& kernel,
-    const absl::flat_hash_map<const ir::Node*, const ir::Node*>& in_place = {});
+    const absl::flat_hash_map<const ir::Node*, const ir::Node*>& in_place = {},
+    int min_index_bits = 32);
 
 /// A stable 64-bit hash (xxh3, the same on every machine and run; never std::hash).
 uint64_t StableHash(std::string_view text);

@@ -16,10 +16,6 @@ namespace {
 #define GPUC_STRINGIFY(x) #x
 
 absl::StatusOr<CudaDriver> LoadDriver() {
-  if (const char* device = std::getenv("GPUC_DEVICE");
-      device && absl::string_view(device) == "host") {
-    return absl::UnavailableError("GPUC_DEVICE=host selects the host back end");
-  }
   // RTLD_LOCAL: the driver's symbols stay out of the global namespace.
   void* library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
   if (library == nullptr) {
@@ -93,6 +89,9 @@ absl::StatusOr<std::vector<CudaDeviceProperties>> QueryCudaDevices(const CudaDri
         {CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, &p.compute_capability_minor},
         {CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, &p.multiprocessors},
         {CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, &p.l2_cache_bytes},
+        {CU_DEVICE_ATTRIBUTE_CLOCK_RATE, &p.clock_khz},
+        {CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, &p.memory_clock_khz},
+        {CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH, &p.memory_bus_width_bits},
         {CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, &p.shared_memory_per_block_optin},
     };
     for (auto& a : attributes) {

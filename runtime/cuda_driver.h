@@ -104,6 +104,9 @@ struct CudaDeviceProperties {
   int compute_capability_minor = 0;
   int multiprocessors = 0;
   int l2_cache_bytes = 0;
+  int clock_khz = 0;         // the SMs' peak clock
+  int memory_clock_khz = 0;  // the memory's peak clock (data moves on both edges)
+  int memory_bus_width_bits = 0;
   int shared_memory_per_block_optin = 0;
   size_t total_memory_bytes = 0;
 };

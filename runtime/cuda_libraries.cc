@@ -3,18 +3,23 @@
 
 #include <dlfcn.h>
 
-#include <cstdlib>
+#include <atomic>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
 namespace gpuc::runtime {
 
+namespace {
+std::atomic<bool> g_vendor_libraries_enabled{true};
+}  // namespace
+
+void SetVendorLibrariesEnabled(bool enabled) { g_vendor_libraries_enabled.store(enabled); }
+
 /// dlopen of the first soname that opens; RTLD_LOCAL keeps the library's symbols private.
 absl::StatusOr<void*> OpenCudaLibrary(absl::string_view what,
                                       std::initializer_list<const char*> sonames) {
-  if (const char* flag = std::getenv("GPUC_VENDOR_LIBRARIES");
-      flag && absl::string_view(flag) == "0") {
+  if (!g_vendor_libraries_enabled.load(std::memory_order_relaxed)) {
     return absl::UnavailableError("GPUC_VENDOR_LIBRARIES=0 turns the vendor libraries off");
   }
   std::string errors;

@@ -118,7 +118,11 @@ struct Cusparse {
 };
 
 /// dlopen of the first of `sonames` that opens (RTLD_LOCAL), or Unavailable naming `what` and
-/// every dlerror; GPUC_VENDOR_LIBRARIES=0 makes every vendor library unavailable.
+/// every dlerror; after SetVendorLibrariesEnabled(false) every vendor library is unavailable.
+/// The execution options' vendor_libraries (GPUC_VENDOR_LIBRARIES), applied before the first
+/// library loads (a loaded library stays loaded).
+void SetVendorLibrariesEnabled(bool enabled);
+
 absl::StatusOr<void*> OpenCudaLibrary(absl::string_view what,
                                       std::initializer_list<const char*> sonames);
 

@@ -28,11 +28,12 @@ absl::StatusOr<DeviceSpec> ParseDeviceSpec(absl::string_view text) {
       absl::StrCat("'", text, "' is not a device: use host, cuda or cuda:N"));
 }
 
-absl::StatusOr<DeviceSpec> DefaultDeviceSpec() {
-  if (const char* env = std::getenv("GPUC_DEVICE"); env && *env) {
-    absl::StatusOr<DeviceSpec> spec = ParseDeviceSpec(env);
+absl::StatusOr<DeviceSpec> DefaultDeviceSpec(absl::string_view requested) {
+  if (!requested.empty()) {
+    absl::StatusOr<DeviceSpec> spec = ParseDeviceSpec(requested);
     if (!spec.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat("GPUC_DEVICE: ", spec.status().message()));
+      return absl::InvalidArgumentError(
+          absl::StrCat("the device (GPUC_DEVICE): ", spec.status().message()));
     }
     return spec;
   }

@@ -30,9 +30,10 @@ struct DeviceSpec {
 /// Parses "host", "cuda" (cuda:0) or "cuda:N".
 absl::StatusOr<DeviceSpec> ParseDeviceSpec(absl::string_view text);
 
-/// The default device: GPUC_DEVICE if set (an invalid value is an error), else cuda:0 when a
-/// driver and device exist, else host.
-absl::StatusOr<DeviceSpec> DefaultDeviceSpec();
+/// The default device: `requested` if not empty (the execution options' device, from
+/// GPUC_DEVICE; an invalid value is an error), else cuda:0 when a driver and device exist,
+/// else host.
+absl::StatusOr<DeviceSpec> DefaultDeviceSpec(absl::string_view requested);
 
 class CudaDevice {
  public:

@@ -3,20 +3,13 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstdlib>
+#include <map>
+#include <memory>
 
 namespace gpuc::runtime {
 namespace {
 
 thread_local bool inside_pool = false;
-
-int DefaultThreads() {
-  if (const char* env = std::getenv("GPUC_NUM_THREADS")) {
-    int n = std::atoi(env);
-    if (n > 0) return n;
-  }
-  return std::max(1u, std::thread::hardware_concurrency());
-}
 
 }  // namespace
 
@@ -43,9 +36,14 @@ ThreadPool::~ThreadPool() {
   for (std::thread& t : workers_) t.join();
 }
 
-ThreadPool& ThreadPool::Global() {
+ThreadPool& ThreadPool::Shared(int threads) {
+  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   // Leaked on purpose: kernels may run from static destructors of user code.
-  static ThreadPool* pool = new ThreadPool(DefaultThreads());
+  static std::mutex mutex;
+  static auto* pools = new std::map<int, std::unique_ptr<ThreadPool>>();
+  std::lock_guard<std::mutex> lock(mutex);
+  std::unique_ptr<ThreadPool>& pool = (*pools)[threads];
+  if (!pool) pool = std::make_unique<ThreadPool>(threads);
   return *pool;
 }
 

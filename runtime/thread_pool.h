@@ -1,8 +1,8 @@
 //===- thread_pool.h - Host worker threads for parallel loops -------------===//
 //
-// The host back end splits each kernel's rows over these threads. One pool per process,
-// sized to the machine (GPUC_NUM_THREADS overrides); the calling thread works too, so a
-// pool of one thread runs everything inline.
+// The host back end splits each kernel's rows over these threads. One shared pool per
+// thread count (the execution options choose it; 0 is one per core); the calling thread
+// works too, so a pool of one thread runs everything inline.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GPUC_RUNTIME_THREAD_POOL_H_
@@ -24,7 +24,8 @@ class ThreadPool {
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
 
-  static ThreadPool& Global();
+  /// The process's pool of `threads` threads (0: one per core), made on first use.
+  static ThreadPool& Shared(int threads);
 
   int size() const { return static_cast<int>(workers_.size()) + 1; }
 

@@ -59,7 +59,7 @@ detail::DeviceTensor RandomInput(detail::GpuExecutor& gpu, const ir::TensorType&
                                                             : static_cast<DType>(type.dtype);
   Array a = rng.uniform(dims, low, high, real);
   eval({a});
-  detail::DeviceTensor t = Must(detail::ImplOf(a, "bench").buffer().OnDevice(gpu));
+  detail::DeviceTensor t = Must(detail::ImplOf(a, "bench").buffer().OnDevice(gpu.device()));
   t.type = type;  // the same bytes: complex elements are (re, im) pairs
   return t;
 }

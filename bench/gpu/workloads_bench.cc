@@ -277,7 +277,7 @@ std::vector<detail::DeviceTensor> PoissonCsr(detail::GpuExecutor& gpu, int64_t s
   std::vector<detail::DeviceTensor> out;
   for (Array a : {array(values), array(columns), array(offsets)}) {
     eval({a});
-    out.push_back(Must(detail::ImplOf(a, "bench").buffer().OnDevice(gpu)));
+    out.push_back(Must(detail::ImplOf(a, "bench").buffer().OnDevice(gpu.device())));
   }
   return out;
 }

@@ -18,9 +18,9 @@
 #include <string>
 
 #include "gpuc/gpuc.h"
-#include "lib/eval/evaluator.h"
 #include "lib/backend/cuda/gpu_executor.h"
 #include "lib/backend/host/host_executor.h"
+#include "lib/eval/evaluator.h"
 
 namespace {
 
@@ -38,7 +38,7 @@ void Step(Array& u) {
 }
 
 int64_t KernelsRun() {
-  if (gpuc::detail::CurrentBackend() == gpuc::detail::Backend::kGpu) {
+  if (gpuc::detail::EvaluationTarget(gpuc::exec::CurrentOptions()).name() == "gpu") {
     const gpuc::detail::GpuBackendStats s = (*gpuc::detail::GpuExecutor::Get())->stats();
     return s.kernel_launches;
   }

@@ -9,8 +9,8 @@
 #include "ir/printer.h"
 #include "ir/wide_value.h"
 #include "lib/api/array_impl.h"
-#include "lib/eval/evaluator.h"
 #include "lib/api/recorder.h"
+#include "lib/eval/evaluator.h"
 
 namespace gpuc {
 
@@ -61,16 +61,16 @@ void Array::copy_to(void* dst, int64_t capacity) const {
                                       " bytes, the destination holds ", capacity));
   }
   detail::EvaluateForRead(impl, "copy_to");
-  if (bytes > 0) std::memcpy(dst, impl.buffer().tensor().data(), static_cast<size_t>(bytes));
+  if (bytes > 0) std::memcpy(dst, impl.host_tensor().data(), static_cast<size_t>(bytes));
 }
 
 void Array::copy_converted(DType as, void* dst, int64_t capacity) const {
   Array converted = detail::Cast(*this, as);
   detail::ArrayImpl& impl = ImplOf(converted, "to_host");
   detail::EvaluateForRead(impl, "to_host");
-  const int64_t bytes = impl.buffer().tensor().size_in_bytes();
+  const int64_t bytes = impl.host_tensor().size_in_bytes();
   if (bytes > capacity) detail::ThrowInvalid("to_host: internal size mismatch");
-  if (bytes > 0) std::memcpy(dst, impl.buffer().tensor().data(), static_cast<size_t>(bytes));
+  if (bytes > 0) std::memcpy(dst, impl.host_tensor().data(), static_cast<size_t>(bytes));
 }
 
 void Array::copy_item(DType as, void* dst) const {
@@ -84,7 +84,7 @@ void Array::copy_item(DType as, void* dst) const {
   Array converted = detail::Cast(*this, as);
   detail::ArrayImpl& impl = ImplOf(converted, "item");
   detail::EvaluateForRead(impl, "item");
-  std::memcpy(dst, impl.buffer().tensor().data(), static_cast<size_t>(itemsize(as)));
+  std::memcpy(dst, impl.host_tensor().data(), static_cast<size_t>(itemsize(as)));
 }
 
 namespace {
@@ -131,7 +131,7 @@ std::string Array::to_string() const {
   detail::EvaluateForRead(impl, "to_string");
   std::string out;
   int64_t flat = 0;
-  FormatAxis(impl.buffer().tensor(), 0, flat, out);
+  FormatAxis(impl.host_tensor(), 0, flat, out);
   return out;
 }
 

@@ -51,29 +51,8 @@ void BindResult(ArrayImpl& impl, std::shared_ptr<const Buffer> buffer) {
   impl.traced = false;
 }
 
-const ir::HostTensor& Buffer::tensor() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (!host_) {
-    absl::StatusOr<GpuExecutor*> executor = GpuExecutor::Get();
-    internal::ThrowIfError(executor.status());
-    host_ = internal::ValueOrThrow((*executor)->Download(*device_));
-  }
-  return *host_;
-}
-
-absl::StatusOr<DeviceTensor> Buffer::OnDevice(GpuExecutor& executor) const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (!device_) {
-    absl::StatusOr<DeviceTensor> uploaded = executor.Upload(*host_);
-    if (!uploaded.ok()) return uploaded.status();
-    device_ = *std::move(uploaded);
-  }
-  return *device_;
-}
-
-void Buffer::DiscardHostCopy() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (device_) host_.reset();
+const ir::HostTensor& ArrayImpl::host_tensor() const {
+  return *internal::ValueOrThrow(buffer().Host());
 }
 
 ArrayImpl& ImplOf(const Array& a, const char* op) {

@@ -11,40 +11,17 @@
 
 #include <cstdint>
 #include <memory>
-#include <mutex>
-#include <optional>
 #include <vector>
 
 #include "gpuc/array.h"
 #include "ir/host_tensor.h"
 #include "ir/node.h"
-#include "lib/backend/cuda/gpu_executor.h"
+#include "lib/exec/buffer.h"
 
 namespace gpuc::detail {
 
-/// The storage of an evaluated array: host memory, device memory, or both. An array computed
-/// on the GPU stays there until something reads it on the host (tensor() copies it out once);
-/// a host array used by a GPU evaluation is copied in once (OnDevice) and the copy kept.
-class Buffer : public ir::Binding {
- public:
-  explicit Buffer(ir::HostTensor tensor) : host_(std::move(tensor)) {}
-  explicit Buffer(DeviceTensor device) : device_(std::move(device)) {}
-
-  /// The values in host memory (copied from the device on first use; throws gpuc::Error if
-  /// that copy reports a fault).
-  const ir::HostTensor& tensor() const;
-  /// The values in device memory (copied in on first use).
-  absl::StatusOr<DeviceTensor> OnDevice(GpuExecutor& executor) const;
-  const ir::TensorType& type() const { return host_ ? host_->type() : device_->type; }
-  /// Forgets the host copy after a user kernel wrote the device copy (gpuc/raw_kernel.h);
-  /// the next host read downloads the new values.
-  void DiscardHostCopy() const;
-
- private:
-  mutable std::mutex mutex_;
-  mutable std::optional<ir::HostTensor> host_;
-  mutable std::optional<DeviceTensor> device_;
-};
+/// The storage of an evaluated array (host memory, device memory or both).
+using Buffer = exec::Buffer;
 
 struct ArrayImpl {
   ir::NodeRef node;
@@ -60,6 +37,9 @@ struct ArrayImpl {
 
   bool evaluated() const { return node->binding() != nullptr; }
   const Buffer& buffer() const { return static_cast<const Buffer&>(*node->binding()); }
+  /// The values in host memory (copied from the device on first use); throws gpuc::Error if
+  /// that copy reports a fault.
+  const ir::HostTensor& host_tensor() const;
 };
 
 /// A new pending array for `node`, with limits bookkeeping from its operands.

@@ -9,7 +9,6 @@
 #include "gpuc/manipulation.h"
 #include "ir/fft_semantics.h"
 #include "lib/api/array_impl.h"
-#include "lib/backend/cuda/gpu_fft.h"
 #include "lib/api/recorder.h"
 
 namespace gpuc::fft {
@@ -272,8 +271,5 @@ Array rfftfreq(int64_t n, double d) {
 Array fftshift(const Array& x, const std::vector<int64_t>& axes) { return Rolled(x, axes, false); }
 
 Array ifftshift(const Array& x, const std::vector<int64_t>& axes) { return Rolled(x, axes, true); }
-
-void set_plan_cache_size(size_t plans) { detail::SetFftPlanCacheCapacity(plans); }
-size_t plan_cache_size() { return detail::FftPlanCacheCapacity(); }
 
 }  // namespace gpuc::fft

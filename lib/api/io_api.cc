@@ -7,9 +7,9 @@
 #include "gpuc/io.h"
 #include "ir/npy.h"
 #include "lib/api/array_impl.h"
-#include "lib/eval/evaluator.h"
 #include "lib/api/recorder.h"
 #include "lib/api/status_to_error.h"
+#include "lib/eval/evaluator.h"
 
 namespace gpuc {
 namespace {
@@ -63,7 +63,7 @@ Array load(const std::string& path) {
 void save(const std::string& path, const Array& a) {
   detail::ArrayImpl& impl = detail::ImplOf(a, "save");
   detail::EvaluateForRead(impl, "save");
-  internal::ThrowIfError(ir::SaveNpy(path, impl.buffer().tensor()));
+  internal::ThrowIfError(ir::SaveNpy(path, impl.host_tensor()));
 }
 
 DLManagedTensor* to_dlpack(const Array& a) {
@@ -71,7 +71,7 @@ DLManagedTensor* to_dlpack(const Array& a) {
   detail::EvaluateForRead(impl, "to_dlpack");
   auto* context = new ExportContext{impl.node, impl.shape};
   auto* out = new DLManagedTensor{};
-  const ir::HostTensor& tensor = impl.buffer().tensor();
+  const ir::HostTensor& tensor = impl.host_tensor();
   out->dl_tensor.data = tensor.data();
   out->dl_tensor.device = {kDLCPU, 0};
   out->dl_tensor.ndim = static_cast<int32_t>(context->shape.size());

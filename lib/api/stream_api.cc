@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "gpuc/stream.h"
 #include "lib/api/status_to_error.h"
+#include "lib/exec/options.h"
 #include "runtime/stream.h"
 
 namespace gpuc {
@@ -39,7 +40,8 @@ namespace {
 
 DeviceSpec& ThreadDevice() {
   thread_local std::optional<DeviceSpec> device;
-  if (!device) device = internal::ValueOrThrow(runtime::DefaultDeviceSpec());
+  if (!device)
+    device = internal::ValueOrThrow(runtime::DefaultDeviceSpec(exec::CurrentOptions().device));
   return *device;
 }
 

@@ -2,7 +2,6 @@
 #include "lib/eval/evaluator.h"
 
 #include <atomic>
-#include <cstdlib>
 #include <deque>
 #include <iostream>
 
@@ -11,10 +10,9 @@
 #include "absl/strings/str_cat.h"
 #include "ir/interpreter.h"
 #include "ir/structural_key.h"
-#include "lib/eval/plan_cache.h"
 #include "lib/api/recorder.h"
 #include "lib/api/status_to_error.h"
-#include "passes/pass_manager.h"
+#include "lib/eval/plan_cache.h"
 
 namespace gpuc::detail {
 namespace {
@@ -29,16 +27,8 @@ std::deque<EvalRecord>& ThreadLog() {
   return log;
 }
 
-bool ExplainEnabled() {
-  static const bool enabled = [] {
-    const char* v = std::getenv("GPUC_EXPLAIN");
-    return v != nullptr && *v != '\0' && std::string(v) != "0";
-  }();
-  return enabled;
-}
-
 void Log(EvalRecord::Reason reason, std::string description) {
-  if (ExplainEnabled()) std::cerr << "gpuc: explain: " << description << "\n";
+  if (exec::CurrentOptions().explain) std::cerr << "gpuc: explain: " << description << "\n";
   std::deque<EvalRecord>& log = ThreadLog();
   if (log.size() == kLogCapacity) log.pop_front();
   log.push_back({reason, std::move(description)});
@@ -70,112 +60,36 @@ std::vector<BufferRef> CollectBoundInputs(ir::Graph& graph) {
   return inputs;
 }
 
-void OptimizeGraph(ir::Graph& graph) {
-  // Passes are stateless between runs, but a manager is built per call: evaluation may run on
-  // several threads at once, and building one is a few small allocations.
-  absl::StatusOr<passes::PassManager> pipeline =
-      passes::BuildPipeline(passes::DefaultPipeline(), passes::PassManagerOptions{});
-  internal::ThrowIfError(pipeline.status());
-  internal::ThrowIfError(pipeline->Run(graph));
+exec::Target& EvaluationTarget(const exec::Options& options) {
+  return *internal::ValueOrThrow(exec::DefaultTarget(options));
 }
 
-Backend CurrentBackend() {
-  static const Backend backend = [] {
-    const char* chosen = std::getenv("GPUC_BACKEND");
-    const std::string name = chosen ? chosen : "";
-    if (name == "interpreter") return Backend::kInterpreter;
-    if (name == "host") return Backend::kHost;
-    absl::StatusOr<GpuExecutor*> gpu = GpuExecutor::Get();
-    if (name == "gpu") {
-      // Asked for explicitly: no silent fallback.
-      internal::ThrowIfError(gpu.status());
-      return Backend::kGpu;
-    }
-    return gpu.ok() ? Backend::kGpu : Backend::kHost;
-  }();
-  return backend;
+std::shared_ptr<const exec::Executable> CompileForEvaluation(exec::Target& target,
+                                                             const ir::Graph& graph,
+                                                             const exec::Options& options) {
+  return internal::ValueOrThrow(target.LowerAndCompile(graph, options));
+}
+
+std::vector<BufferRef> RunExecutable(const exec::Executable& executable,
+                                     const std::vector<BufferRef>& args) {
+  return internal::ValueOrThrow(executable.Run(args));
 }
 
 namespace {
 
-std::vector<ir::HostTensor> HostValues(const std::vector<BufferRef>& args) {
-  std::vector<ir::HostTensor> values;
-  values.reserve(args.size());
-  for (const BufferRef& b : args) values.push_back(b->tensor());
-  return values;
-}
-
-std::vector<DeviceTensor> DeviceValues(GpuExecutor& gpu, const std::vector<BufferRef>& args) {
-  std::vector<DeviceTensor> values;
-  values.reserve(args.size());
-  for (const BufferRef& b : args) values.push_back(internal::ValueOrThrow(b->OnDevice(gpu)));
-  return values;
-}
-
-template <typename T>
-std::vector<BufferRef> Wrap(std::vector<T> values) {
-  std::vector<BufferRef> out;
-  out.reserve(values.size());
-  for (T& v : values) out.push_back(std::make_shared<const Buffer>(std::move(v)));
-  return out;
-}
-
-GpuExecutor& Gpu() { return *internal::ValueOrThrow(GpuExecutor::Get()); }
-
-}  // namespace
-
-std::vector<BufferRef> RunGraph(const ir::Graph& graph, const std::vector<BufferRef>& args) {
-  switch (CurrentBackend()) {
-    case Backend::kInterpreter:
-      return Wrap(internal::ValueOrThrow(ir::Interpret(graph, HostValues(args))));
-    case Backend::kHost:
-      return Wrap(internal::ValueOrThrow(HostExecutor::Get().Run(graph, HostValues(args))));
-    case Backend::kGpu:
-      return Wrap(internal::ValueOrThrow(Gpu().Run(graph, DeviceValues(Gpu(), args))));
-  }
-  return {};
-}
-
-std::shared_ptr<const PreparedGraph> PrepareGraph(const ir::Graph& graph) {
-  auto prepared = std::make_shared<PreparedGraph>();
-  prepared->backend = CurrentBackend();
-  if (prepared->backend == Backend::kHost) {
-    prepared->host = internal::ValueOrThrow(HostExecutor::Get().Prepare(graph));
-  } else if (prepared->backend == Backend::kGpu) {
-    prepared->gpu = internal::ValueOrThrow(Gpu().Prepare(graph));
-  }
-  return prepared;
-}
-
-std::vector<BufferRef> RunPrepared(const ir::Graph& graph, const PreparedGraph& prepared,
-                                   const std::vector<BufferRef>& args) {
-  if (prepared.host) {
-    return Wrap(internal::ValueOrThrow(HostExecutor::Get().Run(*prepared.host, HostValues(args))));
-  }
-  if (prepared.gpu) {
-    return Wrap(internal::ValueOrThrow(Gpu().Run(*prepared.gpu, DeviceValues(Gpu(), args))));
-  }
-  return RunGraph(graph, args);
-}
-
-namespace {
-
-// The plan for `graph`'s structure: found in the plan cache, or optimized, prepared and stored.
-std::shared_ptr<const CachedPlan> FindOrPlan(const ir::Graph& graph) {
+// The executable for `graph`'s structure with these options: found in the plan cache, or
+// compiled and stored.
+std::shared_ptr<const exec::Executable> FindOrCompile(const ir::Graph& graph) {
+  const exec::Options options = exec::CurrentOptions();
+  exec::Target& target = EvaluationTarget(options);
   PlanCache& cache = PlanCache::Get();
-  const std::string key = ir::StructuralKey(graph);
-  if (std::shared_ptr<const CachedPlan> plan = cache.Find(key)) return plan;
+  const std::string key =
+      absl::StrCat(ir::StructuralKey(graph), "\n", target.name(), " ", options.PlanKey());
+  if (std::shared_ptr<const CachedPlan> plan = cache.Find(key)) return plan->executable;
   auto plan = std::make_shared<CachedPlan>();
-  plan->graph = WithUnboundParameters(graph);
-  OptimizeGraph(plan->graph);
-  plan->prepared = PrepareGraph(plan->graph);
+  plan->executable = CompileForEvaluation(target, WithUnboundParameters(graph), options);
   cache.Insert(key, plan);
-  return plan;
-}
-
-std::vector<BufferRef> RunCached(const ir::Graph& graph, const std::vector<BufferRef>& inputs) {
-  std::shared_ptr<const CachedPlan> plan = FindOrPlan(graph);
-  return RunPrepared(plan->graph, *plan->prepared, inputs);
+  return plan->executable;
 }
 
 }  // namespace
@@ -199,7 +113,7 @@ void EvaluateArrays(const std::vector<ArrayImpl*>& targets) {
   if (results.empty()) return;
   ir::Graph graph = ir::Graph::FromResults("eval", {}, results);
   std::vector<BufferRef> inputs = CollectBoundInputs(graph);
-  std::vector<BufferRef> values = RunCached(graph, inputs);
+  std::vector<BufferRef> values = RunExecutable(*FindOrCompile(graph), inputs);
   for (auto& [impl, index] : to_bind) BindResult(*impl, values[index]);
 }
 

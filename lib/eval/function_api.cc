@@ -5,8 +5,8 @@
 #include "absl/strings/str_cat.h"
 #include "gpuc/function.h"
 #include "lib/api/array_impl.h"
-#include "lib/eval/evaluator.h"
 #include "lib/api/recorder.h"
+#include "lib/eval/evaluator.h"
 
 namespace gpuc::detail {
 
@@ -15,7 +15,7 @@ namespace gpuc::detail {
 struct Plan {
   ir::Graph graph;
   std::vector<BufferRef> captured;
-  std::shared_ptr<const PreparedGraph> prepared;  // fused and compiled once
+  std::shared_ptr<const exec::Executable> executable;  // lowered and compiled once
 };
 
 class FunctionImpl {
@@ -75,8 +75,9 @@ std::shared_ptr<const Plan> Trace(const std::vector<Array>& args, const TraceFn&
   auto plan = std::make_shared<Plan>();
   plan->graph = ir::Graph::FromResults("compiled", std::move(params), std::move(results));
   plan->captured = CollectBoundInputs(plan->graph);
-  OptimizeGraph(plan->graph);                  // once per signature: later calls pay no pass,
-  plan->prepared = PrepareGraph(plan->graph);  // fusion or compile cost
+  // Once per signature: later calls pay no pass, fusion or compile cost.
+  const exec::Options options = exec::CurrentOptions();
+  plan->executable = CompileForEvaluation(EvaluationTarget(options), plan->graph, options);
   return plan;
 }
 
@@ -102,7 +103,7 @@ std::vector<Array> CallFunction(FunctionImpl& function, const std::vector<Array>
   }
   inputs.insert(inputs.end(), plan->captured.begin(), plan->captured.end());
 
-  std::vector<BufferRef> values = RunPrepared(plan->graph, *plan->prepared, inputs);
+  std::vector<BufferRef> values = RunExecutable(*plan->executable, inputs);
   std::vector<Array> out;
   out.reserve(values.size());
   for (BufferRef& v : values) {

@@ -1,9 +1,9 @@
 //===- plan_cache.h - Fused, compiled plans found by graph structure ------===//
 //
 // A loop over lazy ops records the same graph every step, over new arrays. Evaluation keys
-// each graph by its structure (ir/structural_key.h) and keeps the plan it made for it: the
-// optimized graph over unbound parameters and the backend's prepared plan (fusion, buffer
-// plan, compiled kernels). A step whose structure was seen before therefore costs a key, a
+// each graph by its structure (ir/structural_key.h), the target and the options that change
+// plans, and keeps the executable it compiled for it (lib/exec/target.h: lowering, fusion,
+// buffer plan, compiled kernels). A step whose structure was seen before therefore costs a key, a
 // lookup and the launches, not the passes, fusion and kernel-cache lookups. The cache is an
 // LRU of bounded size shared by every thread; gpuc/evaluation.h exposes its statistics.
 //
@@ -24,11 +24,10 @@
 
 namespace gpuc::detail {
 
-/// What evaluation keeps per structure: the optimized graph, whose parameters are unbound
-/// (so the cache holds no user's storage alive), and its prepared plan.
+/// What evaluation keeps per structure: the executable compiled from the graph over unbound
+/// parameters (so the cache holds no user's storage alive).
 struct CachedPlan {
-  ir::Graph graph;
-  std::shared_ptr<const PreparedGraph> prepared;
+  std::shared_ptr<const exec::Executable> executable;
 };
 
 /// `graph` with a fresh unbound parameter in place of each of its parameters, in the same

@@ -38,6 +38,10 @@ struct ScheduledGraph {
   void Schedule(const ir::Graph& source, const passes::FusionBudgets& budgets);
 };
 
+/// The outputs of `kernel` that the buffer plan writes over an input (output -> input).
+absl::flat_hash_map<const ir::Node*, const ir::Node*> InPlaceOutputs(
+    const passes::FusedKernel& kernel, const passes::BufferPlan& buffers);
+
 template <typename Value>
 using PlanValues = absl::flat_hash_map<const ir::Node*, Value>;
 

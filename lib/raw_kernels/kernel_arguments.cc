@@ -19,6 +19,7 @@
 namespace gpuc::detail {
 namespace {
 
+using codegen::DescribeParameter;
 using codegen::KernelParameter;
 using codegen::KernelSignature;
 
@@ -87,12 +88,6 @@ std::string Describe(const KernelArg& arg) {
       return arg.unsigned_value() ? "true" : "false";
   }
   return "";
-}
-
-std::string DescribeParameter(const KernelParameter& p) {
-  if (!p.cpp_type.empty()) return p.cpp_type;
-  if (p.IsAggregate()) return absl::StrCat("a ", p.size_bytes, "-byte struct");
-  return absl::StrCat(".", p.ptx_type);
 }
 
 bool IsUnsignedCpp(const std::string& cpp) {
@@ -226,13 +221,6 @@ bool PointeeAccepts(const std::string& cpp, ir::DType dtype) {
     }
   }
   return !known;
-}
-
-std::string DescribeSignature(const KernelSignature& kernel) {
-  if (kernel.demangled != kernel.name) return kernel.demangled;
-  std::vector<std::string> types;
-  for (const KernelParameter& p : kernel.parameters) types.push_back(DescribeParameter(p));
-  return absl::StrCat(kernel.name, "(", absl::StrJoin(types, ", "), ")");
 }
 
 absl::Status CheckKernelArguments(const KernelSignature& kernel, absl::Span<const KernelArg> args) {

@@ -60,8 +60,7 @@ absl::StatusOr<PackedArguments> PackKernelArguments(const codegen::KernelSignatu
 /// elements of `dtype`; unknown names (user structs) may.
 bool PointeeAccepts(const std::string& cpp, ir::DType dtype);
 
-/// "void add(float*, float const*, float)", or "k(.u64, .f32)" for an extern "C" kernel.
-std::string DescribeSignature(const codegen::KernelSignature& kernel);
+using codegen::DescribeSignature;
 
 }  // namespace gpuc::detail
 

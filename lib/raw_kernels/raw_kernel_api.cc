@@ -7,12 +7,12 @@
 #include "absl/strings/str_cat.h"
 #include "gpuc/raw_kernel.h"
 #include "lib/api/array_impl.h"
-#include "lib/eval/evaluator.h"
-#include "lib/backend/cuda/gpu_executor.h"
-#include "lib/raw_kernels/kernel_arguments.h"
-#include "lib/raw_kernels/raw_module.h"
 #include "lib/api/recorder.h"
 #include "lib/api/status_to_error.h"
+#include "lib/backend/cuda/gpu_executor.h"
+#include "lib/eval/evaluator.h"
+#include "lib/raw_kernels/kernel_arguments.h"
+#include "lib/raw_kernels/raw_module.h"
 #include "runtime/cuda_driver.h"
 
 namespace gpuc {
@@ -69,7 +69,7 @@ ResolvedArrays ResolveArrays(const codegen::KernelSignature& kernel,
     const KernelArg& arg = args[i];
     if (arg.kind() != KernelArg::Kind::kArray && arg.kind() != KernelArg::Kind::kView) continue;
     detail::ArrayImpl& impl = *arg.array().impl();
-    detail::DeviceTensor device = internal::ValueOrThrow(impl.buffer().OnDevice(executor));
+    detail::DeviceTensor device = internal::ValueOrThrow(impl.buffer().OnDevice(executor.device()));
     if (kernel.parameters[i].MayWrite()) {
       if (SharedWithOthers(impl, device)) {
         std::shared_ptr<detail::DeviceStorage> storage =

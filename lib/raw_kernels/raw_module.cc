@@ -8,6 +8,8 @@
 #include "absl/strings/str_join.h"
 #include "codegen/nvptx_compiler.h"
 #include "lib/backend/cuda/gpu_executor.h"
+#include "lib/exec/compile_cache.h"
+#include "lib/exec/target.h"
 #include "runtime/cuda_driver.h"
 
 namespace gpuc::detail {
@@ -25,10 +27,9 @@ std::string UnqualifiedName(const std::string& demangled) {
 }  // namespace
 
 std::string RawKernelArchitecture() {
-  absl::StatusOr<GpuExecutor*> executor = GpuExecutor::Get();
-  if (!executor.ok()) return "sm_90";
-  const runtime::CudaDeviceProperties& p = (*executor)->device().properties();
-  return codegen::ArchForComputeCapability(p.compute_capability_major, p.compute_capability_minor);
+  exec::Options options = exec::CurrentOptions();
+  options.gpu_arch.clear();  // the device's: the module is loaded there
+  return exec::GpuArchitecture(options);
 }
 
 absl::StatusOr<std::shared_ptr<RawModuleImpl>> RawModuleImpl::Compile(
@@ -38,10 +39,9 @@ absl::StatusOr<std::shared_ptr<RawModuleImpl>> RawModuleImpl::Compile(
   compile.arch = RawKernelArchitecture();
   compile.options = options;
   compile.name_expressions = name_expressions;
-  std::optional<codegen::DiskCache> cache;
-  codegen::DiskCache::OpenDefault(cache);
+  codegen::DiskCache* cache = exec::DiskCacheFor(exec::CurrentOptions());
   absl::StatusOr<codegen::CompiledCuda> compiled =
-      codegen::CompileCudaSource(source, program_name, compile, cache ? &*cache : nullptr);
+      codegen::CompileCudaSource(source, program_name, compile, cache);
   if (!compiled.ok()) return compiled.status();
   auto impl = std::make_shared<RawModuleImpl>();
   impl->program_name = program_name;

@@ -23,9 +23,10 @@
 #include "gpuc/raw_kernel.h"
 #include "gpuc/reductions.h"
 #include "ir/user_kernel_semantics.h"
-#include "lib/raw_kernels/raw_module.h"
 #include "lib/api/recorder.h"
 #include "lib/api/status_to_error.h"
+#include "lib/exec/compile_cache.h"
+#include "lib/raw_kernels/raw_module.h"
 #include "runtime/cuda_compilers.h"
 
 namespace gpuc {
@@ -213,11 +214,9 @@ void ElementwiseKernelImpl::CheckCompiles(const ir::UserElementwise& kernel) {
     std::lock_guard<std::mutex> lock(mutex);
     if (checked.count(signature)) return;
   }
-  std::optional<codegen::DiskCache> cache;
-  codegen::DiskCache::OpenDefault(cache);
+  codegen::DiskCache* cache = exec::DiskCacheFor(exec::CurrentOptions());
   internal::ThrowIfError(
-      codegen::CompileUserFunction(kernel, RawKernelArchitecture(), cache ? &*cache : nullptr)
-          .status());
+      codegen::CompileUserFunction(kernel, RawKernelArchitecture(), cache).status());
   std::lock_guard<std::mutex> lock(mutex);
   checked.insert(signature);
 }

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "lib/exec/options.h"
+
 namespace gpuc::runtime {
 namespace {
 
@@ -20,18 +22,24 @@ TEST(DeviceSpec, ParsesHostAndCudaOrdinals) {
   }
 }
 
+// The device the execution options read from the environment (GPUC_DEVICE), as evaluation
+// chooses it.
+absl::StatusOr<DeviceSpec> DefaultFromEnvironment() {
+  return DefaultDeviceSpec(exec::Options::FromEnvironment().device);
+}
+
 TEST(DeviceSpec, DefaultFollowsGpucDeviceThenTheDriver) {
   ASSERT_EQ(setenv("GPUC_DEVICE", "host", 1), 0);
-  EXPECT_EQ(DefaultDeviceSpec()->kind, DeviceKind::kHost);
+  EXPECT_EQ(DefaultFromEnvironment()->kind, DeviceKind::kHost);
   ASSERT_EQ(setenv("GPUC_DEVICE", "cuda:1", 1), 0);
-  EXPECT_EQ(*DefaultDeviceSpec(), (DeviceSpec{DeviceKind::kCuda, 1}));
+  EXPECT_EQ(*DefaultFromEnvironment(), (DeviceSpec{DeviceKind::kCuda, 1}));
   ASSERT_EQ(setenv("GPUC_DEVICE", "tpu", 1), 0);
-  absl::StatusOr<DeviceSpec> bad = DefaultDeviceSpec();
+  absl::StatusOr<DeviceSpec> bad = DefaultFromEnvironment();
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("GPUC_DEVICE"), std::string::npos);
   ASSERT_EQ(unsetenv("GPUC_DEVICE"), 0);
   // Without the variable: cuda:0 exactly when a driver with a device is present.
-  EXPECT_EQ(DefaultDeviceSpec()->kind,
+  EXPECT_EQ(DefaultFromEnvironment()->kind,
             GetCudaDriver().ok() ? DeviceKind::kCuda : DeviceKind::kHost);
 }
 

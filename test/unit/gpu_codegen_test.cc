@@ -20,6 +20,7 @@
 #include "codegen/nvptx_compiler.h"
 #include "ir/printer.h"
 #include "lib/backend/host/host_executor.h"
+#include "lib/exec/plan_values.h"
 #include "passes/buffer_plan.h"
 #include "passes/fusion.h"
 #include "passes/pass_manager.h"

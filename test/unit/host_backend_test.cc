@@ -23,6 +23,7 @@
 #include "ir/parser.h"
 #include "ir/printer.h"
 #include "lib/backend/host/host_executor.h"
+#include "lib/exec/options.h"
 #include "passes/pass_manager.h"
 #include "test/unit/host_check.h"
 #include "test/unit/random_graph.h"
@@ -160,12 +161,13 @@ TEST(HostBackendTest, IntegerPowersWrapAndHandleNegativeExponentsAsTheInterprete
 TEST(HostBackendTest, RandomGraphsAgreeWithSixtyFourBitIndexing) {
   // Kernels index in 32 bits below 2^31 elements; this runs the 64-bit path on the same
   // kind of graphs (other seeds), so both widths stay tested.
-  setenv("GPUC_INDEX_BITS", "64", 1);
+  exec::Options wide = exec::CurrentOptions();
+  wide.min_index_bits = 64;
+  exec::ScopedOptions scope(wide);
   for (int seed = 100000; seed < 100000 + test::DifferentialGraphCount() / 3; ++seed) {
     CheckGraph(static_cast<uint64_t>(seed));
     if (HasFailure()) break;
   }
-  unsetenv("GPUC_INDEX_BITS");
 }
 
 }  // namespace

@@ -20,6 +20,7 @@
 #include "lib/api/array_impl.h"
 #include "lib/backend/cuda/gpu_executor.h"
 #include "lib/backend/host/host_executor.h"
+#include "lib/exec/plan_values.h"
 #include "passes/buffer_plan.h"
 #include "passes/fusion.h"
 #include "runtime/cuda_compilers.h"

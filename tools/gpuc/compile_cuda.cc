@@ -9,8 +9,8 @@
 #include "codegen/cuda_source_compiler.h"
 #include "codegen/kernel_cache.h"
 #include "codegen/kernel_signature.h"
-#include "lib/raw_kernels/kernel_arguments.h"
-#include "lib/raw_kernels/raw_module.h"
+#include "lib/exec/options.h"
+#include "lib/exec/target.h"
 
 namespace gpuc::tool {
 
@@ -20,11 +20,12 @@ absl::Status CompileCudaFile(const Options& options) {
   std::ostringstream source;
   source << in.rdbuf();
   codegen::CudaSourceOptions compile;
-  compile.arch = options.arch.empty() ? detail::RawKernelArchitecture() : options.arch;
+  exec::Options exec_options = exec::Options::FromEnvironment();
+  exec_options.gpu_arch = options.arch;
+  compile.arch = exec::GpuArchitecture(exec_options);
   compile.options = options.nvrtc_options;
   compile.name_expressions = options.name_expressions;
-  codegen::DiskCache cache(codegen::DiskCache::DefaultDirectory(),
-                           codegen::DiskCache::DefaultMaxBytes());
+  codegen::DiskCache cache(exec_options.cache_directory, exec_options.cache_max_bytes);
   absl::StatusOr<codegen::CompiledCuda> compiled =
       codegen::CompileCudaSource(source.str(), options.input_path, compile, &cache);
   if (!compiled.ok()) return compiled.status();
@@ -36,7 +37,7 @@ absl::Status CompileCudaFile(const Options& options) {
       codegen::ParseKernelSignatures(compiled->ptx);
   if (!kernels.ok()) return kernels.status();
   for (const codegen::KernelSignature& kernel : *kernels) {
-    std::cout << "kernel " << kernel.name << ": " << detail::DescribeSignature(kernel) << "\n";
+    std::cout << "kernel " << kernel.name << ": " << codegen::DescribeSignature(kernel) << "\n";
   }
   for (const auto& [expression, lowered] : compiled->lowered_names) {
     std::cout << "name expression " << expression << " -> " << lowered << "\n";

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -17,19 +18,14 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "codegen/kernel_cache.h"
-#include "codegen/kernel_spec.h"
-#include "codegen/nvptx_compiler.h"
-#include "ir/interpreter.h"
 #include "ir/json.h"
 #include "ir/npy.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
 #include "ir/value_names.h"
 #include "ir/verifier.h"
-#include "lib/backend/cuda/gpu_executor.h"
-#include "lib/backend/cuda/gpu_library.h"
-#include "lib/backend/host/host_executor.h"
-#include "passes/buffer_plan.h"
+#include "lib/exec/options.h"
+#include "lib/exec/target.h"
 #include "passes/fusion.h"
 #include "passes/pass_manager.h"
 #include "runtime/cuda_compilers.h"
@@ -100,208 +96,78 @@ absl::StatusOr<std::vector<ir::HostTensor>> LoadArguments(const Options& options
   return args;
 }
 
-passes::FusionBudgets Budgets(const Options& options) {
-  passes::FusionBudgets budgets;
-  if (options.max_kernel_arrays > 0) budgets.max_kernel_arrays = options.max_kernel_arrays;
-  return budgets;
+/// The execution options: the environment's, with the flags that map onto them.
+exec::Options ExecutionOptions(const Options& flags) {
+  exec::Options options = exec::Options::FromEnvironment();
+  if (flags.fast_math) options.fast_math = true;
+  if (flags.exact_math) options.exact_gpu_math = true;
+  if (!flags.arch.empty()) options.gpu_arch = flags.arch;
+  if (flags.max_kernel_arrays > 0) options.max_kernel_arrays = flags.max_kernel_arrays;
+  return options;
 }
 
-std::string StatsText(const detail::HostBackendStats& s) {
-  return absl::StrCat("host: ", s.kernel_runs, " compiled kernel runs (", s.compiles,
-                      " compiled in ", s.compile_microseconds / 1000, " ms, ", s.disk_hits,
-                      " from the disk cache, ", s.memory_hits, " from memory), ",
-                      s.interpreted_kernels, " interpreted, ", s.library_steps, " library steps\n");
-}
-
-std::string GpuStatsText(const detail::GpuBackendStats& s) {
-  std::string text =
-      absl::StrCat("gpu: ", s.kernel_launches, " kernel launches (", s.compiles, " compiled in ",
-                   s.compile_microseconds / 1000, " ms, ", s.disk_hits, " from the disk cache, ",
-                   s.memory_hits, " from memory), ", s.library_calls, " vendor-library calls, ",
-                   s.host_kernels, " kernels and ", s.library_steps, " library steps on the host, ",
-                   s.uploads, " uploads, ", s.downloads, " downloads\n");
-  if (s.host_kernels + s.library_steps > 0) {
-    absl::StrAppend(&text, "gpu: last host step: ", s.last_host_reason, "\n");
+/// The target whose stages --emit prints: the GPU's for gpu-llvm and ptx and for
+/// --target=gpu (its code generation alone where there is no device), else --target's.
+absl::StatusOr<exec::Target*> StageTarget(const Options& flags, const exec::Options& options) {
+  if (flags.emit == "gpu-llvm" || flags.emit == "ptx" || flags.target == "gpu") {
+    absl::StatusOr<exec::Target*> gpu = exec::CudaTarget(options);
+    return gpu.ok() ? *gpu : &exec::CudaCodegenTarget();
   }
-  return text;
+  return exec::TargetNamed(flags.target, options);
 }
 
-/// Runs `graph` on the GPU: inputs copied in, results copied out.
-absl::StatusOr<std::vector<ir::HostTensor>> RunOnGpu(const Options& options, const ir::Graph& graph,
-                                                     const std::vector<ir::HostTensor>& args) {
-  absl::StatusOr<detail::GpuExecutor*> gpu = detail::GpuExecutor::Get();
-  if (!gpu.ok()) return gpu.status();
-  std::vector<detail::DeviceTensor> device_args;
-  for (const ir::HostTensor& a : args) {
-    absl::StatusOr<detail::DeviceTensor> d = (*gpu)->Upload(a);
-    if (!d.ok()) return d.status();
-    device_args.push_back(*std::move(d));
-  }
-  absl::StatusOr<std::vector<detail::DeviceTensor>> results =
-      (*gpu)->Run(graph, device_args, Budgets(options));
-  if (!results.ok()) return results.status();
-  std::vector<ir::HostTensor> host;
-  for (const detail::DeviceTensor& r : *results) {
-    absl::StatusOr<ir::HostTensor> h = (*gpu)->Download(r);
-    if (!h.ok()) return h.status();
-    host.push_back(*std::move(h));
-  }
-  return host;
-}
-
-absl::Status Run(const Options& options, const ir::Graph& graph) {
-  absl::StatusOr<std::vector<ir::HostTensor>> args = LoadArguments(options, graph);
+absl::Status Run(const Options& flags, const exec::Options& options, const ir::Graph& lowered) {
+  absl::StatusOr<exec::Target*> target = exec::TargetNamed(flags.target, options);
+  if (!target.ok()) return target.status();
+  absl::StatusOr<std::vector<ir::HostTensor>> args = LoadArguments(flags, lowered);
   if (!args.ok()) return args.status();
+  absl::StatusOr<std::shared_ptr<const exec::Executable>> executable =
+      (*target)->Compile(lowered, options);
+  if (!executable.ok()) return executable.status();
   absl::StatusOr<std::vector<ir::HostTensor>> results =
-      options.target == "interp" ? ir::Interpret(graph, *args)
-      : options.target == "gpu"  ? RunOnGpu(options, graph, *args)
-                                 : detail::HostExecutor::Get().Run(graph, *args, Budgets(options));
+      (*target)->RunOnHostValues(**executable, *args);
   if (!results.ok()) return results.status();
+  const ir::Graph& graph = lowered;
   ir::ValueNames names(graph);
   std::string out = absl::StrCat(
-      "@", graph.name, " on ", options.target, " (inputs: ",
-      options.inputs == "random" ? absl::StrCat("random, seed ", options.seed) : options.inputs,
-      ")\n");
+      "@", graph.name, " on ", flags.target, " (inputs: ",
+      flags.inputs == "random" ? absl::StrCat("random, seed ", flags.seed) : flags.inputs, ")\n");
   for (size_t i = 0; i < results->size(); ++i) {
     absl::StrAppend(&out, SummarizeTensor(absl::StrCat("%", names.NameOf(graph.results[i].get())),
-                                          (*results)[i], options.show_values));
-    if (!options.save_outputs.empty()) {
-      std::string path = absl::StrCat(options.save_outputs, "/result", i, ".npy");
+                                          (*results)[i], flags.show_values));
+    if (!flags.save_outputs.empty()) {
+      std::string path = absl::StrCat(flags.save_outputs, "/result", i, ".npy");
       if (absl::Status s = ir::SaveNpy(path, (*results)[i]); !s.ok()) return s;
     }
   }
-  if (options.stats && options.target == "host") {
-    absl::StrAppend(&out, StatsText(detail::HostExecutor::Get().stats()));
-  }
-  if (options.stats && options.target == "gpu") {
-    absl::StrAppend(&out, GpuStatsText((*detail::GpuExecutor::Get())->stats()));
-  }
+  if (flags.stats) absl::StrAppend(&out, (*target)->StatsText());
   std::cout << out;
   return absl::OkStatus();
 }
 
-/// Each kernel's LLVM IR; library steps say where they run instead.
-absl::StatusOr<std::string> LlvmText(const ir::Graph& graph, const passes::FusionPlan& plan,
-                                     bool optimized) {
-  const passes::BufferPlan buffers = passes::PlanBuffers(graph, plan);
-  std::string out;
-  for (size_t k = 0; k < plan.kernels.size(); ++k) {
-    const passes::FusedKernel& kernel = plan.kernels[k];
-    absl::StrAppend(&out, "; kernel ", k, " (", passes::KernelKindName(kernel.kind), ")\n");
-    if (!codegen::IsCompilable(kernel)) {
-      absl::StrAppend(&out, "; ", ir::OpName(kernel.nodes[0]->op()),
-                      " runs on the host's library implementation\n\n");
-      continue;
-    }
-    absl::StatusOr<std::string> text =
-        detail::HostExecutor::Get().KernelLlvmIr(kernel, buffers, optimized);
-    if (absl::IsUnimplemented(text.status())) {
-      absl::StrAppend(&out, "; runs on the interpreter: ", text.status().message(), "\n\n");
-      continue;
-    }
-    if (!text.ok()) return text.status();
-    absl::StrAppend(&out, *text, "\n");
-  }
-  return out;
-}
-
-/// The architecture --emit=ptx compiles for: --arch, else the GPU's, else sm_90.
-std::string GpuArch(const Options& options) {
-  if (!options.arch.empty()) return options.arch;
-  absl::StatusOr<const runtime::CudaDriver*> driver = runtime::GetCudaDriver();
-  if (driver.ok()) {
-    absl::StatusOr<std::vector<runtime::CudaDeviceProperties>> devices =
-        runtime::QueryCudaDevices(**driver);
-    if (devices.ok() && !devices->empty()) {
-      return codegen::ArchForComputeCapability((*devices)[0].compute_capability_major,
-                                               (*devices)[0].compute_capability_minor);
-    }
-  }
-  return "sm_90";
-}
-
-/// Each kernel's GPU kernels: their LLVM IR as emitted (ptx = false) or their PTX.
-absl::StatusOr<std::string> GpuText(const ir::Graph& graph, const passes::FusionPlan& plan,
-                                    const Options& options, bool ptx) {
-  codegen::GpuCompileOptions gpu_options;
-  gpu_options.arch = GpuArch(options);
-  gpu_options.fast_math = options.fast_math;
-  gpu_options.exact_math = options.exact_math;
-  if (const char* v = std::getenv("GPUC_GPU_VECTOR_REDUCTIONS")) {
-    gpu_options.vector_reductions = std::string(v) != "0";
-  }
-  absl::StatusOr<std::unique_ptr<codegen::NvptxCompiler>> compiler =
-      codegen::NvptxCompiler::Create(gpu_options);
-  if (!compiler.ok()) return compiler.status();
-  const passes::BufferPlan buffers = passes::PlanBuffers(graph, plan);
-  std::string out;
-  for (size_t k = 0; k < plan.kernels.size(); ++k) {
-    const passes::FusedKernel& kernel = plan.kernels[k];
-    absl::StrAppend(&out, "// kernel ", k, " (", passes::KernelKindName(kernel.kind), ")\n");
-    if (!codegen::IsCompilable(kernel)) {
-      absl::StrAppend(&out, "// ", ir::OpName(kernel.nodes[0]->op()),
-                      " is a library step, not a generated kernel\n\n");
-      continue;
-    }
-    absl::StatusOr<codegen::KernelSpec> spec =
-        codegen::BuildKernelSpec(kernel, detail::InPlaceOutputs(kernel, buffers));
-    if (!spec.ok()) return spec.status();
-    std::string llvm_ir;
-    absl::StatusOr<codegen::GpuCompiledKernel> compiled =
-        codegen::CompileGpuKernel(*spec, **compiler, &llvm_ir);
-    if (absl::IsUnimplemented(compiled.status())) {
-      absl::StrAppend(&out, "// not compiled for the GPU: ", compiled.status().message(), "\n\n");
-      continue;
-    }
-    if (!compiled.ok()) return compiled.status();
-    for (size_t i = 0; i < compiled->layout.phases.size(); ++i) {
-      const codegen::GpuPhaseLaunch& p = compiled->layout.phases[i];
-      const char* kind = p.kind == codegen::GpuPhaseLaunch::Kind::kStore ? "store"
-                         : p.kind == codegen::GpuPhaseLaunch::Kind::kReduceRows
-                             ? "reduce (a block per row)"
-                             : "reduce (a thread per row)";
-      absl::StrAppend(&out, "// phase ", i, ": ", kind, " ", p.kernel);
-      if (p.kind == codegen::GpuPhaseLaunch::Kind::kStore) {
-        absl::StrAppend(&out, ", ", p.vector, " elements per step");
-      } else {
-        if (p.vector > 1) absl::StrAppend(&out, ", ", p.vector, " elements per load");
-        absl::StrAppend(&out, ", ", p.state_bytes, " bytes of state per split, combined by ",
-                        p.combine_kernel);
-      }
-      absl::StrAppend(&out, "\n");
-    }
-    if (!compiled->layout.row_local_kernel.empty()) {
-      absl::StrAppend(&out, "// every phase, a block per row: ", compiled->layout.row_local_kernel,
-                      "\n");
-    }
-    absl::StrAppend(&out, ptx ? compiled->ptx : llvm_ir, "\n");
-  }
-  return out;
-}
-
-absl::Status ManageCache(const Options& options) {
-  codegen::DiskCache cache(codegen::DiskCache::DefaultDirectory(),
-                           codegen::DiskCache::DefaultMaxBytes());
-  if (options.cache == "prune") {
-    std::cout << "pruned " << cache.Prune(codegen::DiskCache::DefaultMaxBytes()) << " entries\n";
-  } else if (options.cache == "clear") {
+absl::Status ManageCache(const Options& flags, const exec::Options& options) {
+  codegen::DiskCache cache(options.cache_directory, options.cache_max_bytes);
+  if (flags.cache == "prune") {
+    std::cout << "pruned " << cache.Prune(options.cache_max_bytes) << " entries\n";
+  } else if (flags.cache == "clear") {
     std::cout << "removed " << cache.Clear() << " entries\n";
   }
   const codegen::DiskCache::Usage usage = cache.Scan();
   std::cout << cache.directory() << ": " << usage.entries << " kernels, " << usage.bytes
-            << " bytes (cap " << codegen::DiskCache::DefaultMaxBytes() << ")\n";
+            << " bytes (cap " << options.cache_max_bytes << ")\n";
   return absl::OkStatus();
 }
 
-std::string InfoText() {
+std::string InfoText(const exec::Options& options) {
   return absl::StrCat("gpuc ", GPUC_VERSION, "\n", "LLVM: ", GPUC_LLVM_VERSION, "\n",
                       "targets: host (native code through LLVM ORC JIT), gpu (PTX through "
                       "LLVM NVPTX, cubins linked by the driver), interp (reference "
                       "interpreter)\n",
-                      "kernel cache: ", codegen::DiskCache::DefaultDirectory(), "\n",
+                      "kernel cache: ", options.cache_directory, "\n",
                       runtime::DescribeCudaDevices(), "\n",
                       "vendor libraries: ", runtime::DescribeCudaLibraries(), "\n",
-                      "CUDA compilers: ", runtime::DescribeCudaCompilers(), "\n");
+                      "CUDA compilers: ", runtime::DescribeCudaCompilers(), "\n",
+                      "options in force:\n", options.Describe());
 }
 
 std::string OpListText() {
@@ -316,106 +182,102 @@ std::string OpListText() {
   return out;
 }
 
-absl::Status Main(const Options& options) {
-  if (options.help) {
+absl::Status Main(const Options& flags) {
+  if (flags.help) {
     std::cout << UsageText();
     return absl::OkStatus();
   }
-  if (options.version) {
+  if (flags.version) {
     std::cout << "gpuc " << GPUC_VERSION << "\n";
     return absl::OkStatus();
   }
-  if (options.info) {
-    std::cout << InfoText();
+  const exec::Options options = ExecutionOptions(flags);
+  exec::SetCurrentOptions(options);  // what the libraries' own lookups see too
+  if (flags.info) {
+    std::cout << InfoText(options);
     return absl::OkStatus();
   }
-  if (options.list_ops) {
+  if (flags.list_ops) {
     std::cout << OpListText();
     return absl::OkStatus();
   }
-  if (!options.cache.empty()) return ManageCache(options);
-  if (options.compile_cuda) return CompileCudaFile(options);
-  if (options.list_passes) {
+  if (!flags.cache.empty()) return ManageCache(flags, options);
+  if (flags.compile_cuda) return CompileCudaFile(flags);
+  if (flags.list_passes) {
     for (const auto& [name, description] : passes::RegisteredPasses()) {
       std::cout << name << "\t" << description << "\n";
     }
     return absl::OkStatus();
   }
-  absl::StatusOr<ir::Graph> graph = LoadGraph(options);
+  absl::StatusOr<ir::Graph> graph = LoadGraph(flags);
   if (!graph.ok()) {
     // "file:3:7: ..." for parse errors (compiler style), "file: @f: ..." for the rest.
     absl::string_view message = graph.status().message();
     bool positioned = !message.empty() && absl::ascii_isdigit(message[0]);
     return absl::Status(graph.status().code(),
-                        absl::StrCat(options.input_path, positioned ? ":" : ": ", message));
+                        absl::StrCat(flags.input_path, positioned ? ":" : ": ", message));
   }
-  // The stages after the IR read the optimized graph; --emit=ir and json show it as parsed.
-  ir::Graph optimized = *graph;
-  const bool fuses = options.emit == "fused" || options.emit == "plan" || options.emit == "llvm" ||
-                     options.emit == "llvm-opt" || options.emit == "gpu-llvm" ||
-                     options.emit == "ptx" || options.explain_fusion;
-  if (options.run || options.emit == "opt" || fuses || options.print_after_all ||
-      options.time_passes) {
+  absl::StatusOr<exec::Target*> target = StageTarget(flags, options);
+  if (!target.ok()) return target.status();
+  // The stages after the IR read the lowered graph (the target's pipeline: the graph passes,
+  // or --passes, then its own lowering); --emit=ir and json show it as parsed.
+  ir::Graph lowered = *graph;
+  const bool fuses = flags.emit == "fused" || flags.emit == "plan" || flags.emit == "llvm" ||
+                     flags.emit == "llvm-opt" || flags.emit == "gpu-llvm" || flags.emit == "ptx" ||
+                     flags.explain_fusion;
+  if (flags.run || flags.emit == "opt" || fuses || flags.print_after_all || flags.time_passes) {
     passes::PassManagerOptions pass_options;
-    pass_options.verify_each = options.verify;
-    pass_options.fuel = options.fuel;
-    if (options.print_after_all) pass_options.print_after_all = &std::cerr;
-    absl::StatusOr<passes::PassManager> pipeline = passes::BuildPipeline(
-        options.passes_given ? options.passes : passes::DefaultPipeline(), pass_options);
-    if (!pipeline.ok()) return pipeline.status();
-    if (absl::Status s = pipeline->Run(optimized); !s.ok()) {
-      return absl::Status(s.code(), absl::StrCat(options.input_path, ": ", s.message()));
+    pass_options.verify_each = flags.verify;
+    pass_options.fuel = flags.fuel;
+    if (flags.print_after_all) pass_options.print_after_all = &std::cerr;
+    const std::optional<std::string> graph_passes =
+        flags.passes_given ? std::optional<std::string>(flags.passes) : std::nullopt;
+    // A pipeline that names no pass is the flag's mistake, not the file's: said without it.
+    if (absl::StatusOr<passes::PassManager> pipeline =
+            passes::BuildPipeline((*target)->Pipeline(options, graph_passes), pass_options);
+        !pipeline.ok()) {
+      return pipeline.status();
     }
-    if (options.time_passes) std::cerr << pipeline->TimingReport();
+    std::string timings;
+    absl::Status s = (*target)->Lower(lowered, options, pass_options, graph_passes, &timings);
+    if (!s.ok()) return absl::Status(s.code(), absl::StrCat(flags.input_path, ": ", s.message()));
+    if (flags.time_passes) std::cerr << timings;
   }
-  // The stages a GPU runs are the ones after its own lowering (the executor applies it when
-  // it prepares a plan, so --run needs nothing here).
-  if (fuses && (options.target == "gpu" || options.emit == "gpu-llvm" || options.emit == "ptx")) {
-    if (absl::Status s = detail::ApplyGpuLowering(optimized); !s.ok()) return s;
+  const passes::FusionBudgets budgets = (*target)->Budgets(options);
+  std::string text;
+  if (flags.emit == "ir") {
+    text = ir::Print(*graph);
+  } else if (flags.emit == "json") {
+    text = ir::ToJson(*graph).dump(2) + "\n";
+  } else if (flags.emit == "opt") {
+    text = ir::Print(lowered);
+  } else if (flags.emit == "fused") {
+    text = passes::PrintFusionPlan(lowered, passes::PlanFusion(lowered, budgets));
+  } else if (flags.emit == "plan") {
+    text = (*target)->PlanText(lowered, options);
+  } else if (flags.emit == "llvm" || flags.emit == "llvm-opt") {
+    // Host code, whatever --target says: the CPU's LLVM IR.
+    absl::StatusOr<std::string> kernels = exec::HostTarget().KernelText(
+        lowered, options,
+        flags.emit == "llvm" ? exec::KernelForm::kLlvm : exec::KernelForm::kOptimizedLlvm);
+    if (!kernels.ok()) return kernels.status();
+    text = *std::move(kernels);
+  } else if (flags.emit == "gpu-llvm" || flags.emit == "ptx") {
+    absl::StatusOr<std::string> kernels = (*target)->KernelText(
+        lowered, options, flags.emit == "ptx" ? exec::KernelForm::kPtx : exec::KernelForm::kLlvm);
+    if (!kernels.ok()) return kernels.status();
+    text = *std::move(kernels);
   }
-  if (options.emit == "ir") {
-    if (absl::Status s = WriteOutput(options, ir::Print(*graph)); !s.ok()) return s;
-  } else if (options.emit == "json") {
-    if (absl::Status s = WriteOutput(options, ir::ToJson(*graph).dump(2) + "\n"); !s.ok()) return s;
-  } else if (options.emit == "opt") {
-    if (absl::Status s = WriteOutput(options, ir::Print(optimized)); !s.ok()) return s;
-  } else if (options.emit == "fused") {
-    const passes::FusionPlan plan = passes::PlanFusion(optimized, Budgets(options));
-    if (absl::Status s = WriteOutput(options, passes::PrintFusionPlan(optimized, plan)); !s.ok())
-      return s;
-  } else if (options.emit == "plan") {
-    const passes::FusionPlan plan = passes::PlanFusion(optimized, Budgets(options));
-    const passes::BufferPlan buffers = passes::PlanBuffers(optimized, plan);
-    std::string text = passes::PrintBufferPlan(optimized, plan, buffers);
-    // Library kernels: the vendor call each executor makes, with its parameters.
-    const ir::ValueNames names(optimized);
-    for (size_t k = 0; k < plan.kernels.size(); ++k) {
-      const passes::FusedKernel& kernel = plan.kernels[k];
-      if (kernel.kind != passes::KernelKind::kLibrary) continue;
-      for (const ir::NodeRef& node : kernel.nodes) {
-        absl::StrAppend(&text, "library ", k, " %", names.NameOf(node.get()), ": ",
-                        detail::DescribeLibraryLowering(*node), "\n");
-      }
-    }
-    if (absl::Status s = WriteOutput(options, text); !s.ok()) return s;
-  } else if (options.emit == "llvm" || options.emit == "llvm-opt") {
-    const passes::FusionPlan plan = passes::PlanFusion(optimized, Budgets(options));
-    absl::StatusOr<std::string> text = LlvmText(optimized, plan, options.emit == "llvm-opt");
-    if (!text.ok()) return text.status();
-    if (absl::Status s = WriteOutput(options, *text); !s.ok()) return s;
-  } else if (options.emit == "gpu-llvm" || options.emit == "ptx") {
-    const passes::FusionPlan plan = passes::PlanFusion(optimized, Budgets(options));
-    absl::StatusOr<std::string> text = GpuText(optimized, plan, options, options.emit == "ptx");
-    if (!text.ok()) return text.status();
-    if (absl::Status s = WriteOutput(options, *text); !s.ok()) return s;
+  if (!flags.emit.empty()) {
+    if (absl::Status s = WriteOutput(flags, text); !s.ok()) return s;
   }
-  if (options.explain_fusion) {
-    const passes::FusionPlan plan = passes::PlanFusion(optimized, Budgets(options));
-    std::cout << "// fusion of @" << optimized.name << ": " << plan.kernels.size() << " kernel"
+  if (flags.explain_fusion) {
+    const passes::FusionPlan plan = passes::PlanFusion(lowered, budgets);
+    std::cout << "// fusion of @" << lowered.name << ": " << plan.kernels.size() << " kernel"
               << (plan.kernels.size() == 1 ? "" : "s") << "\n";
     for (const std::string& decision : plan.decisions) std::cout << decision << "\n";
   }
-  if (options.run) return Run(options, optimized);
+  if (flags.run) return Run(flags, options, lowered);
   return absl::OkStatus();
 }
 

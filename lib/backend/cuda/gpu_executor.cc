@@ -23,26 +23,15 @@
 #include "lib/backend/cuda/gpu_launch.h"
 #include "lib/backend/cuda/gpu_library.h"
 #include "lib/backend/host/host_executor.h"
+#include "lib/exec/compile_cache.h"
 #include "lib/exec/plan_values.h"
+#include "lib/exec/target.h"
 #include "passes/buffer_plan.h"
 #include "passes/passes.h"
 #include "runtime/kernel_graph.h"
 #include "runtime/module.h"
 
 namespace gpuc::detail {
-
-absl::StatusOr<std::shared_ptr<DeviceStorage>> DeviceStorage::Allocate(runtime::CudaDevice& device,
-                                                                       runtime::CudaStream& stream,
-                                                                       size_t bytes) {
-  absl::StatusOr<uint64_t> address = device.memory_pool().Allocate(bytes, stream.id());
-  if (!address.ok()) return address.status();
-  return std::shared_ptr<DeviceStorage>(new DeviceStorage(&device, *address));
-}
-
-DeviceStorage::~DeviceStorage() {
-  // Stream-ordered: the pool hands the block out again only to work queued after this.
-  (void)device_->memory_pool().Free(address_);
-}
 
 namespace {
 
@@ -54,32 +43,6 @@ struct GpuKernel {
   std::vector<runtime::CudaKernel> combines;  // per phase (reduce phases)
   std::optional<runtime::CudaKernel> rows;    // the row-local kernel, if any
 };
-
-/// GPUC_CUDA_GRAPHS=0 launches every kernel of a repeated plan itself.
-bool CudaGraphsEnabled() {
-  static const bool enabled = [] {
-    const char* v = std::getenv("GPUC_CUDA_GRAPHS");
-    return v == nullptr || std::string(v) != "0";
-  }();
-  return enabled;
-}
-
-/// GPUC_GEMM_EPILOGUES=0 keeps a bias and ReLU after a GEMM as a kernel of their own.
-bool GemmEpiloguesEnabled() {
-  static const bool enabled = [] {
-    const char* v = std::getenv("GPUC_GEMM_EPILOGUES");
-    return v == nullptr || std::string(v) != "0";
-  }();
-  return enabled;
-}
-
-bool Poisons() {
-  static const bool poison = [] {
-    const char* env = std::getenv("GPUC_POISON");
-    return env && std::string(env) == "1";
-  }();
-  return poison;
-}
 
 /// "exp, mul, add": what a kernel computes, for fault messages.
 std::string DescribeMembers(const codegen::KernelSpec& spec) {
@@ -105,6 +68,7 @@ struct GpuPlanStep {
 
 struct GpuPlan : ScheduledGraph {
   std::vector<GpuPlanStep> steps;  // one per kernel of the fusion plan
+  bool poison = false;             // the options' poison: fill outputs before kernels run
   /// Whether the plan can replay as a CUDA graph: every step a GPU kernel, none reporting
   /// errors (their check reads the error words back between launches).
   bool replayable = false;
@@ -115,19 +79,24 @@ struct GpuPlan : ScheduledGraph {
   mutable std::unique_ptr<runtime::KernelGraph> cuda_graph;
 };
 
+/// What kernels compiled with one set of code-changing options share: the compiler and the
+/// kernels it made.
+struct GpuCodegen {
+  std::unique_ptr<codegen::NvptxCompiler> compiler;
+  std::unique_ptr<exec::CompileCache<GpuKernel>> cache;
+};
+
 struct GpuExecutor::Impl {
   runtime::CudaDevice* device = nullptr;
-  absl::Status init_status;
-  std::unique_ptr<codegen::NvptxCompiler> compiler;
-  std::optional<codegen::DiskCache> disk;
-  std::string build_id;
   mutable std::mutex mutex;
-  absl::flat_hash_map<std::string, std::unique_ptr<GpuKernel>> compiled;
-  absl::flat_hash_map<std::string, std::string> not_compilable;
+  // By GpuCompileOptionsFor(options)'s text; an entry is never removed (kernels point in).
+  absl::flat_hash_map<std::string, std::unique_ptr<GpuCodegen>> codegens;
   GpuBackendStats stats;
   std::unique_ptr<GpuLibraries> libraries;
 
-  absl::StatusOr<const GpuKernel*> GetOrCompile(const codegen::KernelSpec& spec);
+  absl::StatusOr<GpuCodegen*> CodegenFor(const exec::Options& options);
+  absl::StatusOr<const GpuKernel*> GetOrCompile(const codegen::KernelSpec& spec,
+                                                const exec::Options& options);
   /// Launches `step`'s kernels, or with `record`, appends them there and adds the temporary
   /// buffers they use to `keep` (they must outlive the later launch).
   absl::Status RunKernel(
@@ -158,41 +127,70 @@ struct GpuExecutor::Impl {
 GpuExecutor::GpuExecutor() : impl_(std::make_unique<Impl>()) {}
 GpuExecutor::~GpuExecutor() = default;
 
-absl::StatusOr<GpuExecutor*> GpuExecutor::Get() {
-  // Leaked on purpose, like the host executor: arrays freed at exit still find their pool.
-  static absl::StatusOr<GpuExecutor*> executor = []() -> absl::StatusOr<GpuExecutor*> {
-    absl::StatusOr<runtime::DeviceSpec> spec = runtime::DefaultDeviceSpec();
-    if (!spec.ok()) return spec.status();
-    if (spec->kind != runtime::DeviceKind::kCuda) {
-      absl::StatusOr<const runtime::CudaDriver*> driver = runtime::GetCudaDriver();
-      return absl::UnavailableError(
-          absl::StrCat("no CUDA device: ", driver.ok() ? "GPUC_DEVICE selects the host"
-                                                       : std::string(driver.status().message())));
-    }
-    absl::StatusOr<runtime::CudaDevice*> device = runtime::CudaDevice::Get(spec->ordinal);
-    if (!device.ok()) return device.status();
-    auto* e = new GpuExecutor();
-    e->impl_->device = *device;
-    e->impl_->libraries = std::make_unique<GpuLibraries>(**device);
-    codegen::GpuCompileOptions options;
-    const runtime::CudaDeviceProperties& p = (*device)->properties();
-    options.arch =
-        codegen::ArchForComputeCapability(p.compute_capability_major, p.compute_capability_minor);
-    if (const char* fast = std::getenv("GPUC_FAST_MATH"))
-      options.fast_math = std::string(fast) == "1";
-    if (const char* math = std::getenv("GPUC_GPU_MATH"))
-      options.exact_math = std::string(math) == "exact";
-    if (const char* vector = std::getenv("GPUC_GPU_VECTOR_REDUCTIONS"))
-      options.vector_reductions = std::string(vector) != "0";
+absl::StatusOr<GpuExecutor*> GpuExecutor::Get(const exec::Options& options) {
+  if (options.device == "host") {
+    return absl::UnavailableError("no CUDA device: GPUC_DEVICE=host selects the host back end");
+  }
+  absl::StatusOr<runtime::DeviceSpec> spec = runtime::DefaultDeviceSpec(options.device);
+  if (!spec.ok()) return spec.status();
+  if (spec->kind != runtime::DeviceKind::kCuda) {
+    absl::StatusOr<const runtime::CudaDriver*> driver = runtime::GetCudaDriver();
+    return absl::UnavailableError(
+        absl::StrCat("no CUDA device: ", driver.ok() ? "GPUC_DEVICE selects the host"
+                                                     : std::string(driver.status().message())));
+  }
+  // One executor per device, leaked on purpose like the host executor: arrays freed at exit
+  // still find their pool.
+  static std::mutex mutex;
+  static auto* executors = new absl::flat_hash_map<int, absl::StatusOr<GpuExecutor*>>();
+  std::lock_guard<std::mutex> lock(mutex);
+  auto [it, inserted] = executors->try_emplace(spec->ordinal, nullptr);
+  if (!inserted) return it->second;
+  absl::StatusOr<runtime::CudaDevice*> device = runtime::CudaDevice::Get(spec->ordinal);
+  if (!device.ok()) {
+    it->second = device.status();
+    return it->second;
+  }
+  auto* e = new GpuExecutor();
+  e->impl_->device = *device;
+  e->impl_->libraries = std::make_unique<GpuLibraries>(**device);
+  it->second = e;
+  return e;
+}
+
+codegen::GpuCompileOptions GpuCompileOptionsFor(const exec::Options& options,
+                                                const runtime::CudaDeviceProperties* device) {
+  codegen::GpuCompileOptions gpu;
+  gpu.arch = !options.gpu_arch.empty() ? options.gpu_arch
+             : device ? codegen::ArchForComputeCapability(device->compute_capability_major,
+                                                          device->compute_capability_minor)
+                      : "sm_90";
+  gpu.fast_math = options.fast_math;
+  gpu.exact_math = options.exact_gpu_math;
+  gpu.vector_reductions = options.gpu_vector_reductions;
+  return gpu;
+}
+
+absl::StatusOr<GpuCodegen*> GpuExecutor::Impl::CodegenFor(const exec::Options& options) {
+  const codegen::GpuCompileOptions gpu = GpuCompileOptionsFor(options, &device->properties());
+  const std::string key =
+      absl::StrCat(gpu.arch, gpu.fast_math ? " fast" : "", gpu.exact_math ? " exact" : "",
+                   gpu.vector_reductions ? "" : " scalar-reduce");
+  std::lock_guard<std::mutex> lock(mutex);
+  std::unique_ptr<GpuCodegen>& codegen = codegens[key];
+  if (!codegen) {
     absl::StatusOr<std::unique_ptr<codegen::NvptxCompiler>> compiler =
-        codegen::NvptxCompiler::Create(options);
-    if (!compiler.ok()) return compiler.status();
-    e->impl_->compiler = *std::move(compiler);
-    e->impl_->build_id = GpucBuildId();
-    codegen::DiskCache::OpenDefault(e->impl_->disk);
-    return e;
-  }();
-  return executor;
+        codegen::NvptxCompiler::Create(gpu);
+    if (!compiler.ok()) {
+      codegens.erase(key);
+      return compiler.status();
+    }
+    codegen = std::make_unique<GpuCodegen>();
+    codegen->compiler = *std::move(compiler);
+    codegen->cache =
+        std::make_unique<exec::CompileCache<GpuKernel>>(codegen->compiler->target_id());
+  }
+  return codegen.get();
 }
 
 runtime::CudaDevice& GpuExecutor::device() { return *impl_->device; }
@@ -203,90 +201,86 @@ absl::StatusOr<runtime::CudaStream*> GpuExecutor::stream() {
 
 GpuBackendStats GpuExecutor::stats() const {
   std::lock_guard<std::mutex> lock(impl_->mutex);
-  return impl_->stats;
+  GpuBackendStats stats = impl_->stats;
+  for (const auto& [key, codegen] : impl_->codegens) {
+    const exec::CompileStats c = codegen->cache->stats();
+    stats.memory_hits += c.memory_hits;
+    stats.disk_hits += c.disk_hits;
+    stats.compiles += c.compiles;
+    stats.compile_microseconds += c.compile_microseconds;
+  }
+  const exec::TransferCounts transfers = exec::Transfers();
+  stats.uploads = transfers.uploads;
+  stats.downloads = transfers.downloads;
+  return stats;
 }
 
-std::string GpuExecutor::target_id() const { return impl_->compiler->target_id(); }
+absl::StatusOr<std::string> GpuExecutor::target_id(const exec::Options& options) {
+  absl::StatusOr<GpuCodegen*> codegen = impl_->CodegenFor(options);
+  if (!codegen.ok()) return codegen.status();
+  return (*codegen)->compiler->target_id();
+}
 
-absl::StatusOr<const GpuKernel*> GpuExecutor::Impl::GetOrCompile(const codegen::KernelSpec& spec) {
-  std::lock_guard<std::mutex> lock(mutex);
-  if (auto it = compiled.find(spec.key_text); it != compiled.end()) {
-    ++stats.memory_hits;
-    return it->second.get();
-  }
-  if (auto it = not_compilable.find(spec.key_text); it != not_compilable.end()) {
-    return absl::UnimplementedError(it->second);
-  }
-  const std::string key =
-      absl::StrCat(spec.key_text, "target ", compiler->target_id(), "\nbuild ", build_id, "\n");
-  auto kernel = std::make_unique<GpuKernel>();
-  std::string cubin;
-  std::optional<std::pair<codegen::GpuKernelLayout, std::string>> hit;
-  if (disk) {
-    if (std::optional<std::string> entry = disk->Load(key)) hit = ParseGpuKernelEntry(*entry, spec);
-  }
-  if (hit) {
-    ++stats.disk_hits;
-    kernel->layout = std::move(hit->first);
-    cubin = std::move(hit->second);
-  } else {
-    const auto start = std::chrono::steady_clock::now();
-    absl::StatusOr<codegen::GpuCompiledKernel> ptx = codegen::CompileGpuKernel(spec, *compiler);
-    if (!ptx.ok()) {
-      if (absl::IsUnimplemented(ptx.status())) {
-        not_compilable[spec.key_text] = std::string(ptx.status().message());
-      }
-      return ptx.status();
-    }
+absl::StatusOr<const GpuKernel*> GpuExecutor::Impl::GetOrCompile(const codegen::KernelSpec& spec,
+                                                                 const exec::Options& options) {
+  absl::StatusOr<GpuCodegen*> codegen = CodegenFor(options);
+  if (!codegen.ok()) return codegen.status();
+  codegen::NvptxCompiler& compiler = *(*codegen)->compiler;
+  codegen::DiskCache* disk = exec::DiskCacheFor(options);
+  // The artifact is the cubin with its launch layout (gpu_kernel_entry.h).
+  auto compile = [&]() -> absl::StatusOr<std::string> {
+    absl::StatusOr<codegen::GpuCompiledKernel> ptx = codegen::CompileGpuKernel(spec, compiler);
+    if (!ptx.ok()) return ptx.status();
     // A kernel calling user CUDA C++ links NVRTC's object for it with nvJitLink; every
     // other kernel goes through the driver's linker.
     absl::StatusOr<std::string> linked =
         codegen::UsesUserFunctions(spec)
-            ? codegen::LinkWithUserFunctions(spec, ptx->ptx, compiler->options().arch,
-                                             disk ? &*disk : nullptr)
+            ? codegen::LinkWithUserFunctions(spec, ptx->ptx, compiler.options().arch, disk)
             : runtime::CompilePtxToCubin(*device, ptx->ptx);
     if (!linked.ok()) {
       if (codegen::UsesUserFunctions(spec)) return linked.status();
       return absl::InternalError(absl::StrCat("the driver rejected the PTX of ", spec.name, ": ",
                                               linked.status().message()));
     }
-    cubin = *std::move(linked);
-    kernel->layout = std::move(ptx->layout);
-    ++stats.compiles;
-    stats.compile_microseconds += std::chrono::duration_cast<std::chrono::microseconds>(
-                                      std::chrono::steady_clock::now() - start)
-                                      .count();
-    if (disk) disk->Store(key, SerializeGpuKernelEntry(kernel->layout, cubin));
-  }
-  absl::StatusOr<std::unique_ptr<runtime::CudaModule>> module =
-      runtime::CudaModule::LoadCubin(*device, cubin);
-  if (!module.ok()) return module.status();
-  kernel->module = *std::move(module);
-  const std::string members = DescribeMembers(spec);
-  for (const codegen::GpuPhaseLaunch& p : kernel->layout.phases) {
-    absl::StatusOr<runtime::CudaKernel> k = kernel->module->GetKernel(p.kernel);
-    if (!k.ok()) return k.status();
-    k->name = absl::StrCat(p.kernel, " (", members, ")");
-    kernel->kernels.push_back(*k);
-    runtime::CudaKernel combine;
-    if (p.kind != codegen::GpuPhaseLaunch::Kind::kStore) {
-      absl::StatusOr<runtime::CudaKernel> c = kernel->module->GetKernel(p.combine_kernel);
-      if (!c.ok()) return c.status();
-      combine = *c;
-      combine.name = absl::StrCat(p.combine_kernel, " (", members, ")");
+    return SerializeGpuKernelEntry(ptx->layout, *linked);
+  };
+  auto load = [&](const std::string& entry) -> absl::StatusOr<std::unique_ptr<GpuKernel>> {
+    std::optional<std::pair<codegen::GpuKernelLayout, std::string>> parsed =
+        ParseGpuKernelEntry(entry, spec);
+    if (!parsed) {
+      return absl::DataLossError(absl::StrCat("a malformed kernel entry for ", spec.name));
     }
-    kernel->combines.push_back(combine);
-  }
-  if (!kernel->layout.row_local_kernel.empty()) {
-    absl::StatusOr<runtime::CudaKernel> k =
-        kernel->module->GetKernel(kernel->layout.row_local_kernel);
-    if (!k.ok()) return k.status();
-    k->name = absl::StrCat(kernel->layout.row_local_kernel, " (", members, ")");
-    kernel->rows = *k;
-  }
-  const GpuKernel* result = kernel.get();
-  compiled[spec.key_text] = std::move(kernel);
-  return result;
+    auto kernel = std::make_unique<GpuKernel>();
+    kernel->layout = std::move(parsed->first);
+    absl::StatusOr<std::unique_ptr<runtime::CudaModule>> module =
+        runtime::CudaModule::LoadCubin(*device, parsed->second);
+    if (!module.ok()) return module.status();
+    kernel->module = *std::move(module);
+    const std::string members = DescribeMembers(spec);
+    for (const codegen::GpuPhaseLaunch& p : kernel->layout.phases) {
+      absl::StatusOr<runtime::CudaKernel> k = kernel->module->GetKernel(p.kernel);
+      if (!k.ok()) return k.status();
+      k->name = absl::StrCat(p.kernel, " (", members, ")");
+      kernel->kernels.push_back(*k);
+      runtime::CudaKernel combine;
+      if (p.kind != codegen::GpuPhaseLaunch::Kind::kStore) {
+        absl::StatusOr<runtime::CudaKernel> c = kernel->module->GetKernel(p.combine_kernel);
+        if (!c.ok()) return c.status();
+        combine = *c;
+        combine.name = absl::StrCat(p.combine_kernel, " (", members, ")");
+      }
+      kernel->combines.push_back(combine);
+    }
+    if (!kernel->layout.row_local_kernel.empty()) {
+      absl::StatusOr<runtime::CudaKernel> k =
+          kernel->module->GetKernel(kernel->layout.row_local_kernel);
+      if (!k.ok()) return k.status();
+      k->name = absl::StrCat(kernel->layout.row_local_kernel, " (", members, ")");
+      kernel->rows = *k;
+    }
+    return kernel;
+  };
+  return (*codegen)->cache->GetOrCompile(spec.key_text, disk, compile, load);
 }
 
 absl::Status GpuExecutor::Impl::RunKernel(
@@ -478,28 +472,20 @@ absl::Status GpuExecutor::Impl::RunOnHost(
   return absl::OkStatus();
 }
 
-absl::Status ApplyGpuLowering(ir::Graph& graph) {
-  if (!GemmEpiloguesEnabled()) return absl::OkStatus();
-  passes::PassContext context;
-  absl::StatusOr<bool> fused = passes::CreateFuseMatmulEpilogue()->Run(graph, context);
-  return fused.status();
-}
-
 absl::StatusOr<std::shared_ptr<const GpuPlan>> GpuExecutor::Prepare(
-    const ir::Graph& graph, const passes::FusionBudgets& budgets) {
+    const ir::Graph& graph, const exec::Options& options, const passes::FusionBudgets& budgets) {
   auto plan = std::make_shared<GpuPlan>();
-  ir::Graph lowered = graph;
-  if (absl::Status s = ApplyGpuLowering(lowered); !s.ok()) return s;
-  plan->Schedule(lowered, budgets);
+  plan->Schedule(graph, budgets);
+  plan->poison = options.poison;
   for (const passes::FusedKernel& kernel : plan->fusion.kernels) {
     GpuPlanStep step;
     step.kernel = &kernel;
     std::string host_reason = "a library op or scan (no GPU lowering yet)";
     if (codegen::IsCompilable(kernel)) {
-      absl::StatusOr<codegen::KernelSpec> spec =
-          codegen::BuildKernelSpec(kernel, InPlaceOutputs(kernel, plan->buffers));
+      absl::StatusOr<codegen::KernelSpec> spec = codegen::BuildKernelSpec(
+          kernel, InPlaceOutputs(kernel, plan->buffers), options.min_index_bits);
       if (!spec.ok()) return spec.status();
-      absl::StatusOr<const GpuKernel*> compiled = impl_->GetOrCompile(*spec);
+      absl::StatusOr<const GpuKernel*> compiled = impl_->GetOrCompile(*spec, options);
       if (compiled.ok()) {
         step.spec = *std::move(spec);
         step.compiled = *compiled;
@@ -524,17 +510,25 @@ absl::StatusOr<std::shared_ptr<const GpuPlan>> GpuExecutor::Prepare(
   }
   // Poisoning stays possible: the fills are issued while the launches are recorded, so the
   // stream runs them before the graph.
-  plan->replayable = CudaGraphsEnabled();
+  plan->replayable = options.cuda_graphs;
   for (const GpuPlanStep& step : plan->steps) {
     plan->replayable = plan->replayable && step.compiled && !step.compiled->layout.reports_errors;
   }
   return plan;
 }
 
-absl::StatusOr<std::vector<DeviceTensor>> GpuExecutor::Run(const ir::Graph& graph,
-                                                           absl::Span<const DeviceTensor> args,
-                                                           const passes::FusionBudgets& budgets) {
-  absl::StatusOr<std::shared_ptr<const GpuPlan>> plan = Prepare(graph, budgets);
+absl::StatusOr<std::vector<DeviceTensor>> GpuExecutor::Run(
+    const ir::Graph& graph, absl::Span<const DeviceTensor> args,
+    const std::optional<passes::FusionBudgets>& budgets) {
+  // The CUDA target's own lowering (not the graph passes: the caller chose those), then
+  // this executor's plan with the target's cost model unless budgets were given.
+  const exec::Options options = exec::CurrentOptions();
+  absl::StatusOr<exec::Target*> target = exec::CudaTarget(options);
+  if (!target.ok()) return target.status();
+  ir::Graph lowered = graph;
+  if (absl::Status s = (*target)->Lower(lowered, options, {}, std::string()); !s.ok()) return s;
+  absl::StatusOr<std::shared_ptr<const GpuPlan>> plan =
+      Prepare(lowered, options, budgets ? *budgets : (*target)->Budgets(options));
   if (!plan.ok()) return plan.status();
   return Run(**plan, args);
 }
@@ -570,7 +564,7 @@ absl::StatusOr<std::vector<DeviceTensor>> GpuExecutor::Run(const GpuPlan& plan,
       t.address = t.storage->address();
     }
     // GPUC_POISON=1 (the tests set it): an element a kernel forgot to write shows up.
-    if (Poisons() && t.size_in_bytes() > 0) {
+    if (plan.poison && t.size_in_bytes() > 0) {
       if (absl::Status s =
               impl_->Fill(stream, t.address, 0xA5, static_cast<size_t>(t.size_in_bytes()));
           !s.ok()) {
@@ -644,41 +638,11 @@ absl::Status GpuExecutor::Impl::Replay(runtime::CudaStream& stream, const GpuPla
 }
 
 absl::StatusOr<DeviceTensor> GpuExecutor::Upload(const ir::HostTensor& tensor) {
-  absl::StatusOr<runtime::CudaStream*> s = stream();
-  if (!s.ok()) return s.status();
-  absl::StatusOr<std::shared_ptr<DeviceStorage>> storage =
-      DeviceStorage::Allocate(*impl_->device, **s, static_cast<size_t>(tensor.size_in_bytes()));
-  if (!storage.ok()) return storage.status();
-  if (tensor.size_in_bytes() > 0) {
-    if (absl::Status c =
-            (*s)->CopyHostToDevice((*storage)->address(), tensor.data(), tensor.size_in_bytes());
-        !c.ok()) {
-      return c;
-    }
-  }
-  {
-    std::lock_guard<std::mutex> lock(impl_->mutex);
-    ++impl_->stats.uploads;
-  }
-  return DeviceTensor{tensor.type(), *storage, (*storage)->address()};
+  return exec::Upload(*impl_->device, tensor);
 }
 
 absl::StatusOr<ir::HostTensor> GpuExecutor::Download(const DeviceTensor& tensor) {
-  absl::StatusOr<runtime::CudaStream*> s = stream();
-  if (!s.ok()) return s.status();
-  ir::HostTensor host = ir::HostTensor::Uninitialized(tensor.type);
-  if (host.size_in_bytes() > 0) {
-    if (absl::Status c = (*s)->CopyDeviceToHost(host.data(), tensor.address, host.size_in_bytes());
-        !c.ok()) {
-      return c;
-    }
-  }
-  if (absl::Status c = (*s)->Synchronize(); !c.ok()) return c;
-  {
-    std::lock_guard<std::mutex> lock(impl_->mutex);
-    ++impl_->stats.downloads;
-  }
-  return host;
+  return exec::Download(tensor);
 }
 
 absl::Status GpuExecutor::Synchronize() {

@@ -5,8 +5,8 @@
 // driver and kept in the kernel cache (memory, then disk: a second process pays no JIT),
 // launched on the calling thread's current stream with every buffer from the device's pool.
 // Values stay on the device between evaluations (DeviceTensor); host data is copied in on
-// first use and out when read. Library ops call cuBLAS and cuFFT (lib/backend/cuda/gpu_library.h). Steps
-// without a GPU lowering (scans, spmv, integer matmuls, kernels calling the host support
+// first use and out when read. Library ops call cuBLAS and cuFFT (lib/backend/cuda/gpu_library.h).
+// Steps without a GPU lowering (scans, spmv, integer matmuls, kernels calling the host support
 // library) run on the host between a download and an upload, and the statistics count them.
 //
 //===----------------------------------------------------------------------===//
@@ -15,42 +15,25 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "codegen/nvptx_compiler.h"
 #include "ir/graph.h"
 #include "ir/host_tensor.h"
+#include "lib/exec/device_tensor.h"
+#include "lib/exec/options.h"
 #include "passes/fusion.h"
 #include "runtime/device.h"
 #include "runtime/stream.h"
 
 namespace gpuc::detail {
 
-/// A block of the device pool, returned to it when the last owner lets go.
-class DeviceStorage {
- public:
-  static absl::StatusOr<std::shared_ptr<DeviceStorage>> Allocate(runtime::CudaDevice& device,
-                                                                 runtime::CudaStream& stream,
-                                                                 size_t bytes);
-  ~DeviceStorage();
-  uint64_t address() const { return address_; }
-
- private:
-  DeviceStorage(runtime::CudaDevice* device, uint64_t address)
-      : device_(device), address_(address) {}
-  runtime::CudaDevice* device_;
-  uint64_t address_;
-};
-
-/// A dense row-major array in device memory.
-struct DeviceTensor {
-  ir::TensorType type;
-  std::shared_ptr<DeviceStorage> storage;  // keeps `address` valid
-  uint64_t address = 0;
-  int64_t size_in_bytes() const { return type.shape.num_elements() * ir::DTypeSize(type.dtype); }
-};
+using exec::DeviceStorage;
+using exec::DeviceTensor;
 
 struct GpuBackendStats {
   int64_t kernel_launches = 0;      // generated kernels launched (combine kernels included)
@@ -72,29 +55,35 @@ struct GpuBackendStats {
 
 struct GpuPlan;
 
-/// The GPU's own graph lowering, run by Prepare before fusion (and by `gpuc --target=gpu`
-/// for the stages it prints): a bias row and a ReLU after an f32/f64 GEMM become its
-/// cuBLASLt epilogue (passes/fuse_matmul_epilogue.cc) unless GPUC_GEMM_EPILOGUES=0.
-absl::Status ApplyGpuLowering(ir::Graph& graph);
+/// The NVPTX compiler's options for `options`: the architecture is options.gpu_arch, else
+/// the device's (when `device` is given), else sm_90.
+codegen::GpuCompileOptions GpuCompileOptionsFor(const exec::Options& options,
+                                                const runtime::CudaDeviceProperties* device);
 
 class GpuExecutor {
  public:
-  /// The executor of the default CUDA device, or Unavailable saying why there is none.
-  static absl::StatusOr<GpuExecutor*> Get();
+  /// The executor of the options' CUDA device (GPUC_DEVICE, else cuda:0), or Unavailable
+  /// saying why there is none.
+  static absl::StatusOr<GpuExecutor*> Get(const exec::Options& options = exec::CurrentOptions());
   ~GpuExecutor();
 
   runtime::CudaDevice& device();
   /// The calling thread's current stream on the device.
   absl::StatusOr<runtime::CudaStream*> stream();
 
-  absl::StatusOr<std::shared_ptr<const GpuPlan>> Prepare(const ir::Graph& graph,
-                                                         const passes::FusionBudgets& budgets = {});
+  /// Fuses, plans and compiles `graph`, which the CUDA target's pipeline has lowered
+  /// (lib/backend/cuda/cuda_target.h); the options choose the code and how it runs.
+  absl::StatusOr<std::shared_ptr<const GpuPlan>> Prepare(
+      const ir::Graph& graph, const exec::Options& options = exec::CurrentOptions(),
+      const passes::FusionBudgets& budgets = {});
   /// Queues the plan on the current stream; results are ready when the stream reaches them.
   absl::StatusOr<std::vector<DeviceTensor>> Run(const GpuPlan& plan,
                                                 absl::Span<const DeviceTensor> args);
-  absl::StatusOr<std::vector<DeviceTensor>> Run(const ir::Graph& graph,
-                                                absl::Span<const DeviceTensor> args,
-                                                const passes::FusionBudgets& budgets = {});
+  /// The CUDA target's lowering (passes already run stay as they are), Prepare with the
+  /// current options and the target's budgets unless `budgets` are given, then Run.
+  absl::StatusOr<std::vector<DeviceTensor>> Run(
+      const ir::Graph& graph, absl::Span<const DeviceTensor> args,
+      const std::optional<passes::FusionBudgets>& budgets = std::nullopt);
 
   absl::StatusOr<DeviceTensor> Upload(const ir::HostTensor& tensor);
   /// Waits for the stream and copies out; an asynchronous fault is reported here with the
@@ -103,8 +92,8 @@ class GpuExecutor {
   absl::Status Synchronize();
 
   GpuBackendStats stats() const;
-  /// "sm_90 ptx85 ieee ..." : what the kernels are compiled for.
-  std::string target_id() const;
+  /// "sm_90 ptx85 ieee ..." : what the kernels are compiled for with `options`.
+  absl::StatusOr<std::string> target_id(const exec::Options& options = exec::CurrentOptions());
 
  private:
   GpuExecutor();

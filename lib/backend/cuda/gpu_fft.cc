@@ -1,6 +1,8 @@
 //===- gpu_fft.cc - fft nodes as cuFFT plans ------------------------------===//
 #include "lib/backend/cuda/gpu_fft.h"
 
+#include "gpuc/fft.h"
+
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -428,3 +430,11 @@ absl::Status GpuFft::Run(runtime::CudaStream& stream, const ir::Node& fft, const
 }
 
 }  // namespace gpuc::detail
+
+namespace gpuc::fft {
+
+// The cuFFT plan cache is the CUDA back end's, so the public knob is defined beside it.
+void set_plan_cache_size(size_t plans) { detail::SetFftPlanCacheCapacity(plans); }
+size_t plan_cache_size() { return detail::FftPlanCacheCapacity(); }
+
+}  // namespace gpuc::fft

@@ -2,52 +2,12 @@
 #include "lib/backend/cuda/gpu_library.h"
 
 #include "absl/strings/str_cat.h"
-#include "lib/backend/host/host_blas.h"
 
 namespace gpuc::detail {
 
 bool HasGpuLibraryLowering(const ir::Node& node) {
   return node.op() == ir::OpCode::kMatmul || node.op() == ir::OpCode::kFft ||
          node.op() == ir::OpCode::kSpmv || node.op() == ir::OpCode::kMatmulBias;
-}
-
-std::string DescribeLibraryLowering(const ir::Node& node) {
-  std::string gpu, host;
-  switch (node.op()) {
-    case ir::OpCode::kMatmul: {
-      absl::StatusOr<GemmShape> gemm = PlanGemm(node);
-      gpu = gemm.ok() ? DescribeGemm(node, *gemm)
-                      : absl::StrCat("on the host (", gemm.status().message(), ")");
-      host = HostBlasHandles(node) ? "OpenBLAS gemm" : "interpreter loop";
-      break;
-    }
-    case ir::OpCode::kMatmulBias: {
-      absl::StatusOr<GemmShape> gemm = PlanMatmulBias(node);
-      gpu = gemm.ok() ? DescribeMatmulBias(node, *gemm)
-                      : absl::StrCat("on the host (", gemm.status().message(), ")");
-      host = "OpenBLAS gemm, then the bias and activation";
-      break;
-    }
-    case ir::OpCode::kFft: {
-      absl::StatusOr<FftShape> shape = PlanFft(node);
-      gpu = shape.ok() ? DescribeFft(node, *shape)
-                       : absl::StrCat("on the host (", shape.status().message(), ")");
-      host = "radix-2/Bluestein FFT";
-      break;
-    }
-    case ir::OpCode::kSpmv: {
-      absl::StatusOr<SpmvShape> shape = PlanSpmv(node);
-      gpu = shape.ok() ? DescribeSpmv(node, *shape)
-                       : absl::StrCat("on the host (", shape.status().message(), ")");
-      host = "CSR loop";
-      break;
-    }
-    default:
-      gpu = "on the host (no GPU library lowering yet)";
-      host = "interpreter loop";
-      break;
-  }
-  return absl::StrCat("gpu: ", gpu, "; host: ", host);
 }
 
 template <typename Library>

@@ -1,10 +1,10 @@
 //===- gpu_library.h - Library steps of a GPU plan ------------------------===//
 //
-// The GPU lowering of library nodes: matmul through cuBLAS (lib/backend/cuda/gpu_blas.h), fft through
-// cuFFT (lib/backend/cuda/gpu_fft.h), spmv through cuSPARSE (lib/backend/cuda/gpu_sparse.h). Prepare decides once per
-// plan step whether the node has a vendor call and describes it for `gpuc --emit=plan`; a
-// node without one (integer matmuls, an unchecked spmv, a library that is not installed) runs
-// on the host as before.
+// The GPU lowering of library nodes: matmul through cuBLAS (lib/backend/cuda/gpu_blas.h), fft
+// through cuFFT (lib/backend/cuda/gpu_fft.h), spmv through cuSPARSE
+// (lib/backend/cuda/gpu_sparse.h). Prepare decides once per plan step whether the node has a vendor
+// call and describes it for `gpuc --emit=plan`; a node without one (integer matmuls, an unchecked
+// spmv, a library that is not installed) runs on the host as before.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GPUC_LIB_BACKEND_CUDA_GPU_LIBRARY_H_
@@ -68,11 +68,6 @@ class GpuLibraries {
 /// "matmul", "fft", ...: whether the plan display and the executor know the op as a library
 /// call on the GPU at all.
 bool HasGpuLibraryLowering(const ir::Node& node);
-
-/// How each executor runs the library node `node`, for `gpuc --emit=plan`:
-/// "gpu: cublas gemm m=64 n=64 k=64 batch=1 f32; host: OpenBLAS gemm". Pure: it loads no
-/// library, so it shows the call a GPU machine would make from any machine.
-std::string DescribeLibraryLowering(const ir::Node& node);
 
 }  // namespace gpuc::detail
 

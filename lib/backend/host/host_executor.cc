@@ -20,7 +20,9 @@
 #include "codegen/kernel_cache.h"
 #include "codegen/kernel_emitter.h"
 #include "codegen/kernel_spec.h"
+#include "lib/exec/compile_cache.h"
 #include "lib/exec/plan_values.h"
+#include "lib/exec/target.h"
 #include "passes/buffer_plan.h"
 #include "runtime/host_jit.h"
 #include "runtime/thread_pool.h"
@@ -36,39 +38,7 @@ struct CompiledKernel {
 
 }  // namespace
 
-std::string GpucBuildId() {
-  Dl_info info;
-  std::string id = "gpuc-0.1.0";
-  if (dladdr(reinterpret_cast<void*>(&GpucBuildId), &info) && info.dli_fname) {
-    struct stat st;
-    if (stat(info.dli_fname, &st) == 0) {
-      absl::StrAppend(&id, " ", static_cast<int64_t>(st.st_size), " ",
-                      static_cast<int64_t>(st.st_mtim.tv_sec), ".",
-                      static_cast<int64_t>(st.st_mtim.tv_nsec));
-    }
-  }
-  return id;
-}
-
-absl::flat_hash_map<const ir::Node*, const ir::Node*> InPlaceOutputs(
-    const passes::FusedKernel& kernel, const passes::BufferPlan& buffers) {
-  absl::flat_hash_map<const ir::Node*, const ir::Node*> in_place;
-  for (const ir::NodeRef& out : kernel.outputs) {
-    auto it = buffers.in_place.find(out.get());
-    if (it != buffers.in_place.end()) in_place[out.get()] = it->second;
-  }
-  return in_place;
-}
-
 namespace {
-
-bool Poisons() {
-  static const bool poison = [] {
-    const char* env = std::getenv("GPUC_POISON");
-    return env && std::string(env) == "1";
-  }();
-  return poison;
-}
 
 /// Work per chunk of a parallel loop: enough elements that a chunk costs far more than
 /// handing it to a thread (~1 us), few enough that two cores share a 1 MB array.
@@ -85,6 +55,8 @@ struct PlanStep {
 
 struct PreparedPlan : ScheduledGraph {
   std::vector<PlanStep> steps;  // one per kernel of the fusion plan
+  bool poison = false;          // the options' poison: fill outputs before kernels run
+  int threads = 0;              // the options' thread count (0: one per core)
 };
 
 struct HostExecutor::Impl {
@@ -92,21 +64,15 @@ struct HostExecutor::Impl {
   absl::Status init_status;
   std::unique_ptr<codegen::HostCompiler> compiler;
   std::unique_ptr<runtime::HostJit> jit;
-  std::optional<codegen::DiskCache> disk;
-  std::string build_id;
-  // By kernel text (KernelSpec::key_text).
-  absl::flat_hash_map<std::string, std::unique_ptr<CompiledKernel>> compiled;
-  absl::flat_hash_map<std::string, std::string> not_compilable;  // -> why
+  // Host code depends on no option beyond what the kernel text holds (its index width).
+  std::unique_ptr<exec::CompileCache<CompiledKernel>> cache;
   HostBackendStats stats;
 
-  std::string FullKey(const codegen::KernelSpec& spec) const {
-    return absl::StrCat(spec.key_text, "target ", compiler->target_id(), "\nbuild ", build_id,
-                        "\n");
-  }
   /// The compiled kernel, or Unimplemented when code generation has no lowering for it.
-  absl::StatusOr<const CompiledKernel*> GetOrCompile(const codegen::KernelSpec& spec);
+  absl::StatusOr<const CompiledKernel*> GetOrCompile(const codegen::KernelSpec& spec,
+                                                     const exec::Options& options);
   /// `allocate` gives the storage of each output (the buffer plan's arena or its own).
-  absl::Status RunKernel(const PlanStep& step,
+  absl::Status RunKernel(const PlanStep& step, int threads,
                          absl::flat_hash_map<const ir::Node*, ir::HostTensor>& values,
                          const std::function<ir::HostTensor(const ir::Node*)>& allocate);
 };
@@ -125,8 +91,7 @@ HostExecutor::HostExecutor() : impl_(std::make_unique<Impl>()) {
     return;
   }
   impl_->jit = *std::move(jit);
-  impl_->build_id = GpucBuildId();
-  codegen::DiskCache::OpenDefault(impl_->disk);
+  impl_->cache = std::make_unique<exec::CompileCache<CompiledKernel>>(impl_->compiler->target_id());
 }
 
 HostExecutor::~HostExecutor() = default;
@@ -139,66 +104,43 @@ HostExecutor& HostExecutor::Get() {
 
 HostBackendStats HostExecutor::stats() const {
   std::lock_guard<std::mutex> lock(impl_->mutex);
-  return impl_->stats;
-}
-
-std::string HostExecutor::disk_cache_directory() const {
-  return impl_->disk ? impl_->disk->directory() : "";
+  HostBackendStats stats = impl_->stats;
+  if (impl_->cache) {
+    const exec::CompileStats c = impl_->cache->stats();
+    stats.memory_hits = c.memory_hits;
+    stats.disk_hits = c.disk_hits;
+    stats.compiles = c.compiles;
+    stats.compile_microseconds = c.compile_microseconds;
+  }
+  return stats;
 }
 
 absl::StatusOr<const CompiledKernel*> HostExecutor::Impl::GetOrCompile(
-    const codegen::KernelSpec& spec) {
-  // Target and build are the same for the whole process: the kernel text alone keys memory,
-  // and the full key is formed only for the disk, on a miss.
-  std::lock_guard<std::mutex> lock(mutex);
-  if (auto it = compiled.find(spec.key_text); it != compiled.end()) {
-    ++stats.memory_hits;
-    return it->second.get();
-  }
-  if (auto it = not_compilable.find(spec.key_text); it != not_compilable.end()) {
-    return absl::UnimplementedError(it->second);
-  }
-  const std::string key = FullKey(spec);
-  std::optional<std::string> object;
-  if (disk) object = disk->Load(key);
-  if (object) {
-    ++stats.disk_hits;
-  } else {
-    const auto start = std::chrono::steady_clock::now();
+    const codegen::KernelSpec& spec, const exec::Options& options) {
+  auto compile = [&]() -> absl::StatusOr<std::string> {
     llvm::LLVMContext context;
     absl::StatusOr<std::unique_ptr<llvm::Module>> module = codegen::EmitKernel(spec, context);
-    if (!module.ok()) {
-      if (absl::IsUnimplemented(module.status())) {
-        not_compilable[spec.key_text] = std::string(module.status().message());
-      }
-      return module.status();
-    }
+    if (!module.ok()) return module.status();
     compiler->Optimize(**module);
-    absl::StatusOr<std::string> emitted = compiler->EmitObject(**module);
-    if (!emitted.ok()) return emitted.status();
-    object = *std::move(emitted);
-    ++stats.compiles;
-    stats.compile_microseconds += std::chrono::duration_cast<std::chrono::microseconds>(
-                                      std::chrono::steady_clock::now() - start)
-                                      .count();
-    if (disk) disk->Store(key, *object);
-  }
-  // The same kernel text may already be linked under this name (a disk entry removed and
-  // recompiled in another process): the symbols are then the ones already loaded.
-  if (absl::Status s = jit->AddObject(*object, spec.name); !s.ok()) return s;
-  auto kernel = std::make_unique<CompiledKernel>();
-  for (const codegen::Phase& phase : spec.phases) {
-    absl::StatusOr<void*> address = jit->Lookup(phase.function_name);
-    if (!address.ok()) return address.status();
-    kernel->phases.push_back(reinterpret_cast<PhaseFunction>(*address));
-  }
-  const CompiledKernel* result = kernel.get();
-  compiled[spec.key_text] = std::move(kernel);
-  return result;
+    return compiler->EmitObject(**module);
+  };
+  auto load = [&](const std::string& object) -> absl::StatusOr<std::unique_ptr<CompiledKernel>> {
+    // The same kernel text may already be linked under this name (a disk entry removed and
+    // recompiled in another process): the symbols are then the ones already loaded.
+    if (absl::Status s = jit->AddObject(object, spec.name); !s.ok()) return s;
+    auto kernel = std::make_unique<CompiledKernel>();
+    for (const codegen::Phase& phase : spec.phases) {
+      absl::StatusOr<void*> address = jit->Lookup(phase.function_name);
+      if (!address.ok()) return address.status();
+      kernel->phases.push_back(reinterpret_cast<PhaseFunction>(*address));
+    }
+    return kernel;
+  };
+  return cache->GetOrCompile(spec.key_text, exec::DiskCacheFor(options), compile, load);
 }
 
 absl::Status HostExecutor::Impl::RunKernel(
-    const PlanStep& step, absl::flat_hash_map<const ir::Node*, ir::HostTensor>& values,
+    const PlanStep& step, int threads, absl::flat_hash_map<const ir::Node*, ir::HostTensor>& values,
     const std::function<ir::HostTensor(const ir::Node*)>& allocate) {
   const codegen::KernelSpec& spec = *step.spec;
   std::vector<char*> buffers;
@@ -224,7 +166,7 @@ absl::Status HostExecutor::Impl::RunKernel(
     written.emplace_back(n->type());
     buffers.push_back(reinterpret_cast<char*>(written.back().data()));
   }
-  runtime::ThreadPool& pool = runtime::ThreadPool::Global();
+  runtime::ThreadPool& pool = runtime::ThreadPool::Shared(threads);
   std::vector<std::array<int64_t, codegen::kErrorSlots>> errors;
   const std::vector<PhaseFunction>& phases = step.compiled->phases;
   auto run = [&](int64_t rows, int64_t work_per_row,
@@ -275,22 +217,24 @@ absl::Status HostExecutor::Impl::RunKernel(
 }
 
 absl::StatusOr<std::shared_ptr<const PreparedPlan>> HostExecutor::Prepare(
-    const ir::Graph& graph, const passes::FusionBudgets& budgets) {
+    const ir::Graph& graph, const exec::Options& options, const passes::FusionBudgets& budgets) {
   if (!impl_->init_status.ok()) return impl_->init_status;
   auto plan = std::make_shared<PreparedPlan>();
   plan->Schedule(graph, budgets);
+  plan->poison = options.poison;
+  plan->threads = options.threads;
   for (const passes::FusedKernel& kernel : plan->fusion.kernels) {
     PlanStep step;
     step.kernel = &kernel;
     if (codegen::IsCompilable(kernel)) {
-      absl::StatusOr<codegen::KernelSpec> spec =
-          codegen::BuildKernelSpec(kernel, InPlaceOutputs(kernel, plan->buffers));
+      absl::StatusOr<codegen::KernelSpec> spec = codegen::BuildKernelSpec(
+          kernel, InPlaceOutputs(kernel, plan->buffers), options.min_index_bits);
       if (!spec.ok()) return spec.status();
       if (!spec->in_place.empty()) {
         std::lock_guard<std::mutex> lock(impl_->mutex);
         impl_->stats.in_place_outputs += static_cast<int64_t>(spec->in_place.size());
       }
-      absl::StatusOr<const CompiledKernel*> compiled = impl_->GetOrCompile(*spec);
+      absl::StatusOr<const CompiledKernel*> compiled = impl_->GetOrCompile(*spec, options);
       if (compiled.ok()) {
         step.spec = *std::move(spec);
         step.compiled = *compiled;
@@ -308,8 +252,10 @@ absl::StatusOr<std::shared_ptr<const PreparedPlan>> HostExecutor::Prepare(
 
 absl::StatusOr<std::vector<ir::HostTensor>> HostExecutor::Run(
     const ir::Graph& graph, absl::Span<const ir::HostTensor> args,
-    const passes::FusionBudgets& budgets) {
-  absl::StatusOr<std::shared_ptr<const PreparedPlan>> plan = Prepare(graph, budgets);
+    const std::optional<passes::FusionBudgets>& budgets) {
+  const exec::Options options = exec::CurrentOptions();
+  absl::StatusOr<std::shared_ptr<const PreparedPlan>> plan =
+      Prepare(graph, options, budgets ? *budgets : exec::HostTarget().Budgets(options));
   if (!plan.ok()) return plan.status();
   return Run(**plan, args);
 }
@@ -335,14 +281,15 @@ absl::StatusOr<std::vector<ir::HostTensor>> HostExecutor::Run(
                            : ir::HostTensor::Uninitialized(n->type());
     // Kernels write every element of their outputs; GPUC_POISON=1 (the tests set it) fills
     // them with a NaN-like pattern first, so an element a kernel forgot shows up.
-    if (Poisons() && t.size_in_bytes() > 0) std::memset(t.data(), 0xA5, t.size_in_bytes());
+    if (plan.poison && t.size_in_bytes() > 0) std::memset(t.data(), 0xA5, t.size_in_bytes());
     return t;
   };
   // Values leave the map after their last reader (their storage is the arena's).
   absl::flat_hash_map<const ir::Node*, int> readers = plan.readers;
   for (const PlanStep& step : plan.steps) {
     if (step.compiled) {
-      if (absl::Status s = impl_->RunKernel(step, values, allocate); !s.ok()) return s;
+      if (absl::Status s = impl_->RunKernel(step, plan.threads, values, allocate); !s.ok())
+        return s;
     } else {
       {
         std::lock_guard<std::mutex> lock(impl_->mutex);
@@ -358,10 +305,11 @@ absl::StatusOr<std::vector<ir::HostTensor>> HostExecutor::Run(
 
 absl::StatusOr<std::string> HostExecutor::KernelLlvmIr(const passes::FusedKernel& kernel,
                                                        const passes::BufferPlan& buffers,
-                                                       bool optimized) {
+                                                       bool optimized,
+                                                       const exec::Options& options) {
   if (!impl_->init_status.ok()) return impl_->init_status;
   absl::StatusOr<codegen::KernelSpec> spec =
-      codegen::BuildKernelSpec(kernel, InPlaceOutputs(kernel, buffers));
+      codegen::BuildKernelSpec(kernel, InPlaceOutputs(kernel, buffers), options.min_index_bits);
   if (!spec.ok()) return spec.status();
   llvm::LLVMContext context;
   absl::StatusOr<std::unique_ptr<llvm::Module>> module = codegen::EmitKernel(*spec, context);

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,7 @@
 #include "absl/types/span.h"
 #include "ir/graph.h"
 #include "ir/host_tensor.h"
+#include "lib/exec/options.h"
 #include "passes/buffer_plan.h"
 #include "passes/fusion.h"
 
@@ -37,17 +39,9 @@ struct HostBackendStats {
   std::string last_interpreted_reason;
 };
 
-/// Identifies this build of gpuc for cache keys: a rebuilt library may generate different code
-/// for the same kernel text, so the key includes the library file's size and modification time.
-std::string GpucBuildId();
-
 /// A graph cut into kernels, each compiled (or marked to interpret), with its buffer plan:
 /// what a gpuc::compile Function keeps so that a call does no planning or compiling.
 struct PreparedPlan;
-
-/// The outputs of `kernel` that the buffer plan writes over an input (output -> input).
-absl::flat_hash_map<const ir::Node*, const ir::Node*> InPlaceOutputs(
-    const passes::FusedKernel& kernel, const passes::BufferPlan& buffers);
 
 class HostExecutor {
  public:
@@ -55,25 +49,27 @@ class HostExecutor {
   static HostExecutor& Get();
   ~HostExecutor();
 
-  /// Fuses, plans and compiles `graph` (already optimized).
+  /// Fuses, plans and compiles `graph` (already lowered by the host target's pipeline); the
+  /// options choose the code and how it runs.
   absl::StatusOr<std::shared_ptr<const PreparedPlan>> Prepare(
-      const ir::Graph& graph, const passes::FusionBudgets& budgets = {});
+      const ir::Graph& graph, const exec::Options& options = exec::CurrentOptions(),
+      const passes::FusionBudgets& budgets = {});
   absl::StatusOr<std::vector<ir::HostTensor>> Run(const PreparedPlan& plan,
                                                   absl::Span<const ir::HostTensor> args);
 
-  /// Prepare, then Run.
-  absl::StatusOr<std::vector<ir::HostTensor>> Run(const ir::Graph& graph,
-                                                  absl::Span<const ir::HostTensor> args,
-                                                  const passes::FusionBudgets& budgets = {});
+  /// Prepare with the current options and the host target's budgets unless `budgets` are
+  /// given, then Run (the graph passes are the caller's).
+  absl::StatusOr<std::vector<ir::HostTensor>> Run(
+      const ir::Graph& graph, absl::Span<const ir::HostTensor> args,
+      const std::optional<passes::FusionBudgets>& budgets = std::nullopt);
 
   /// The LLVM IR of one kernel of a plan (with its buffer plan's in-place outputs): as
   /// emitted, or after the O3 pipeline.
   absl::StatusOr<std::string> KernelLlvmIr(const passes::FusedKernel& kernel,
-                                           const passes::BufferPlan& buffers, bool optimized);
+                                           const passes::BufferPlan& buffers, bool optimized,
+                                           const exec::Options& options = exec::CurrentOptions());
 
   HostBackendStats stats() const;
-  /// The disk cache's directory; "" when it is off (GPUC_DISK_CACHE=0).
-  std::string disk_cache_directory() const;
 
  private:
   HostExecutor();

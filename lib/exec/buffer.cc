@@ -1,0 +1,31 @@
+//===- buffer.cc - The stored value of an evaluated array -----------------===//
+#include "lib/exec/buffer.h"
+
+namespace gpuc::exec {
+
+absl::StatusOr<const ir::HostTensor*> Buffer::Host() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!host_) {
+    absl::StatusOr<ir::HostTensor> downloaded = Download(*device_);
+    if (!downloaded.ok()) return downloaded.status();
+    host_ = *std::move(downloaded);
+  }
+  return &*host_;
+}
+
+absl::StatusOr<DeviceTensor> Buffer::OnDevice(runtime::CudaDevice& device) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!device_) {
+    absl::StatusOr<DeviceTensor> uploaded = Upload(device, *host_);
+    if (!uploaded.ok()) return uploaded.status();
+    device_ = *std::move(uploaded);
+  }
+  return *device_;
+}
+
+void Buffer::DiscardHostCopy() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (device_) host_.reset();
+}
+
+}  // namespace gpuc::exec
