@@ -11,8 +11,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "codegen/cuda_compilers.h"
 #include "codegen/kernel_spec.h"
-#include "runtime/cuda_compilers.h"
 
 namespace gpuc::codegen {
 namespace {
@@ -107,7 +107,7 @@ std::optional<CompiledCuda> Deserialize(absl::string_view in) {
   return compiled;
 }
 
-std::string CacheKey(const runtime::Nvrtc& nvrtc, absl::string_view source,
+std::string CacheKey(const codegen::Nvrtc& nvrtc, absl::string_view source,
                      const CudaSourceOptions& options, const std::vector<std::string>& arguments) {
   std::string headers;
   for (const auto& [name, text] : GpucDeviceHeaders()) absl::StrAppend(&headers, name, text);
@@ -117,7 +117,7 @@ std::string CacheKey(const runtime::Nvrtc& nvrtc, absl::string_view source,
                       StableHash(headers), "\nsource\n", source);
 }
 
-std::string ProgramLog(const runtime::Nvrtc& nvrtc, nvrtcProgram program) {
+std::string ProgramLog(const codegen::Nvrtc& nvrtc, nvrtcProgram program) {
   size_t size = 0;
   if (nvrtc.nvrtcGetProgramLogSize(program, &size) != NVRTC_SUCCESS || size <= 1) return "";
   std::string log(size, '\0');
@@ -129,7 +129,7 @@ std::string ProgramLog(const runtime::Nvrtc& nvrtc, nvrtcProgram program) {
 
 /// Owns an nvrtcProgram: destroyed on every path out.
 struct ProgramHolder {
-  const runtime::Nvrtc& nvrtc;
+  const codegen::Nvrtc& nvrtc;
   nvrtcProgram program = nullptr;
   ~ProgramHolder() {
     if (program != nullptr) nvrtc.nvrtcDestroyProgram(&program);
@@ -140,10 +140,10 @@ absl::StatusOr<std::string> ReadOutput(nvrtcResult (*size_of)(nvrtcProgram, size
                                        nvrtcResult (*read)(nvrtcProgram, char*),
                                        nvrtcProgram program, absl::string_view what) {
   size_t size = 0;
-  if (absl::Status s = runtime::NvrtcStatus(size_of(program, &size), what); !s.ok()) return s;
+  if (absl::Status s = codegen::NvrtcStatus(size_of(program, &size), what); !s.ok()) return s;
   std::string out(size, '\0');
   if (size > 0) {
-    if (absl::Status s = runtime::NvrtcStatus(read(program, out.data()), what); !s.ok()) return s;
+    if (absl::Status s = codegen::NvrtcStatus(read(program, out.data()), what); !s.ok()) return s;
   }
   return out;
 }
@@ -200,9 +200,9 @@ std::string FirstCompileError(absl::string_view log, absl::string_view program_n
 absl::StatusOr<CompiledCuda> CompileCudaSource(absl::string_view source,
                                                absl::string_view program_name,
                                                const CudaSourceOptions& options, DiskCache* cache) {
-  absl::StatusOr<const runtime::Nvrtc*> loaded = runtime::GetNvrtc();
+  absl::StatusOr<const codegen::Nvrtc*> loaded = codegen::GetNvrtc();
   if (!loaded.ok()) return loaded.status();
-  const runtime::Nvrtc& nvrtc = **loaded;
+  const codegen::Nvrtc& nvrtc = **loaded;
 
   std::vector<std::string> arguments = {absl::StrCat("-arch=", options.arch)};
   bool has_std = false;
@@ -235,7 +235,7 @@ absl::StatusOr<CompiledCuda> CompileCudaSource(absl::string_view source,
   }
   ProgramHolder holder{nvrtc};
   const std::string source_text(source), name(program_name);
-  if (absl::Status s = runtime::NvrtcStatus(
+  if (absl::Status s = codegen::NvrtcStatus(
           nvrtc.nvrtcCreateProgram(&holder.program, source_text.c_str(), name.c_str(),
                                    static_cast<int>(header_texts.size()), header_texts.data(),
                                    header_names.data()),
@@ -245,7 +245,7 @@ absl::StatusOr<CompiledCuda> CompileCudaSource(absl::string_view source,
   }
   for (const std::string& expression : options.name_expressions) {
     if (absl::Status s =
-            runtime::NvrtcStatus(nvrtc.nvrtcAddNameExpression(holder.program, expression.c_str()),
+            codegen::NvrtcStatus(nvrtc.nvrtcAddNameExpression(holder.program, expression.c_str()),
                                  absl::StrCat("nvrtcAddNameExpression(\"", expression, "\")"));
         !s.ok()) {
       return s;
@@ -258,7 +258,7 @@ absl::StatusOr<CompiledCuda> CompileCudaSource(absl::string_view source,
   CompiledCuda compiled;
   compiled.log = ProgramLog(nvrtc, holder.program);
   if (result != NVRTC_SUCCESS) {
-    absl::Status status = runtime::NvrtcStatus(result, "nvrtcCompileProgram");
+    absl::Status status = codegen::NvrtcStatus(result, "nvrtcCompileProgram");
     return absl::Status(status.code(),
                         absl::StrCat("NVRTC could not compile ", program_name, ": ",
                                      FirstCompileError(compiled.log, program_name),
@@ -281,7 +281,7 @@ absl::StatusOr<CompiledCuda> CompileCudaSource(absl::string_view source,
   compiled.cubin = std::move(*cubin);
   for (const std::string& expression : options.name_expressions) {
     const char* lowered = nullptr;
-    if (absl::Status s = runtime::NvrtcStatus(
+    if (absl::Status s = codegen::NvrtcStatus(
             nvrtc.nvrtcGetLoweredName(holder.program, expression.c_str(), &lowered),
             absl::StrCat("nvrtcGetLoweredName(\"", expression, "\")"));
         !s.ok()) {
@@ -299,19 +299,19 @@ absl::StatusOr<CompiledCuda> CompileCudaSource(absl::string_view source,
 
 absl::StatusOr<std::string> LinkDeviceCode(const std::vector<LinkInput>& inputs,
                                            absl::string_view arch) {
-  absl::StatusOr<const runtime::NvJitLink*> loaded = runtime::GetNvJitLink();
+  absl::StatusOr<const codegen::NvJitLink*> loaded = codegen::GetNvJitLink();
   if (!loaded.ok()) return loaded.status();
-  const runtime::NvJitLink& link = **loaded;
+  const codegen::NvJitLink& link = **loaded;
   const std::string arch_option = absl::StrCat("-arch=", arch);
   const char* link_options[] = {arch_option.c_str()};
   nvJitLinkHandle handle = nullptr;
-  if (absl::Status s = runtime::NvJitLinkStatus(
+  if (absl::Status s = codegen::NvJitLinkStatus(
           link.__nvJitLinkCreate_13_0(&handle, 1, link_options), "nvJitLinkCreate");
       !s.ok()) {
     return s;
   }
   struct HandleHolder {
-    const runtime::NvJitLink& link;
+    const codegen::NvJitLink& link;
     nvJitLinkHandle handle;
     ~HandleHolder() { link.__nvJitLinkDestroy_13_0(&handle); }
   } holder{link, handle};
@@ -332,7 +332,7 @@ absl::StatusOr<std::string> LinkDeviceCode(const std::vector<LinkInput>& inputs,
     std::string data = input.data;
     if (type == NVJITLINK_INPUT_PTX) data.push_back('\0');
     if (absl::Status s =
-            runtime::NvJitLinkStatus(link.__nvJitLinkAddData_13_0(handle, type, data.data(),
+            codegen::NvJitLinkStatus(link.__nvJitLinkAddData_13_0(handle, type, data.data(),
                                                                   data.size(), input.name.c_str()),
                                      absl::StrCat("nvJitLinkAddData(", input.name, ")"));
         !s.ok()) {
@@ -340,18 +340,18 @@ absl::StatusOr<std::string> LinkDeviceCode(const std::vector<LinkInput>& inputs,
     }
   }
   if (absl::Status s =
-          runtime::NvJitLinkStatus(link.__nvJitLinkComplete_13_0(handle), "nvJitLinkComplete");
+          codegen::NvJitLinkStatus(link.__nvJitLinkComplete_13_0(handle), "nvJitLinkComplete");
       !s.ok()) {
     return with_log(s);
   }
   size_t size = 0;
-  if (absl::Status s = runtime::NvJitLinkStatus(
+  if (absl::Status s = codegen::NvJitLinkStatus(
           link.__nvJitLinkGetLinkedCubinSize_13_0(handle, &size), "nvJitLinkGetLinkedCubinSize");
       !s.ok()) {
     return s;
   }
   std::string cubin(size, '\0');
-  if (absl::Status s = runtime::NvJitLinkStatus(
+  if (absl::Status s = codegen::NvJitLinkStatus(
           link.__nvJitLinkGetLinkedCubin_13_0(handle, cubin.data()), "nvJitLinkGetLinkedCubin");
       !s.ok()) {
     return s;

@@ -27,7 +27,7 @@ bool ImpliedByShape(const Node& n, const std::string& attr) {
 
 class SpecBuilder {
  public:
-  SpecBuilder(const passes::FusedKernel& kernel,
+  SpecBuilder(const ir::FusedKernel& kernel,
               const absl::flat_hash_map<const ir::Node*, const ir::Node*>& in_place,
               int min_index_bits)
       : kernel_(kernel), min_index_bits_(min_index_bits) {
@@ -56,14 +56,14 @@ class SpecBuilder {
   bool CheckRowLocal() const;
   std::string KeyText() const;
 
-  const passes::FusedKernel& kernel_;
+  const ir::FusedKernel& kernel_;
   const int min_index_bits_;
   KernelSpec spec_;
   absl::flat_hash_map<const Node*, int> level_;  // reductions a value waits for, nested
 };
 
 void SpecBuilder::CollapseAxes() {
-  if (spec_.kind != passes::KernelKind::kLoop || spec_.outputs.empty()) return;
+  if (spec_.kind != ir::KernelKind::kLoop || spec_.outputs.empty()) return;
   const ir::Shape& loop = spec_.outputs[0]->shape();
   if (loop.num_elements() == 0) return;
   for (const Node* out : spec_.outputs) {
@@ -150,7 +150,7 @@ void SpecBuilder::PlanPhases() {
 // row: through elementwise ops and broadcasts between the kept shape (with or without the
 // reduced axes as 1s) and the full shape.
 bool SpecBuilder::CheckRowLocal() const {
-  if (spec_.kind != passes::KernelKind::kRowReduction) return false;
+  if (spec_.kind != ir::KernelKind::kRowReduction) return false;
   const ir::Shape& full = spec_.reduced_shape;
   std::vector<int64_t> keep_dims_form = full.dims(), kept;
   for (int64_t a : spec_.reduced_axes) keep_dims_form[a] = 1;
@@ -183,8 +183,8 @@ bool SpecBuilder::CheckRowLocal() const {
 std::string SpecBuilder::KeyText() const {
   absl::flat_hash_map<const Node*, std::string> ref;
   std::string text =
-      absl::StrCat("kernel ", passes::KernelKindName(spec_.kind), " index", spec_.index_bits);
-  if (!spec_.reduced_axes.empty() || spec_.kind != passes::KernelKind::kLoop) {
+      absl::StrCat("kernel ", ir::KernelKindName(spec_.kind), " index", spec_.index_bits);
+  if (!spec_.reduced_axes.empty() || spec_.kind != ir::KernelKind::kLoop) {
     absl::StrAppend(&text, " axes=[", absl::StrJoin(spec_.reduced_axes, ","), "]");
   }
   absl::StrAppend(&text, "\n");
@@ -287,16 +287,16 @@ int64_t KernelSpec::RowCount(const Phase& phase) const {
   return rows;
 }
 
-bool IsCompilable(const passes::FusedKernel& kernel) {
-  return kernel.kind != passes::KernelKind::kLibrary && kernel.kind != passes::KernelKind::kScan;
+bool IsCompilable(const ir::FusedKernel& kernel) {
+  return kernel.kind != ir::KernelKind::kLibrary && kernel.kind != ir::KernelKind::kScan;
 }
 
 absl::StatusOr<KernelSpec> BuildKernelSpec(
-    const passes::FusedKernel& kernel,
+    const ir::FusedKernel& kernel,
     const absl::flat_hash_map<const ir::Node*, const ir::Node*>& in_place, int min_index_bits) {
   if (!IsCompilable(kernel)) {
     return absl::InvalidArgumentError(
-        absl::StrCat("a ", passes::KernelKindName(kernel.kind), " kernel is not generated code"));
+        absl::StrCat("a ", ir::KernelKindName(kernel.kind), " kernel is not generated code"));
   }
   return SpecBuilder(kernel, in_place, min_index_bits).Build();
 }

@@ -1,6 +1,6 @@
 //===- kernel_spec.h - What one fused kernel computes, for code generation ===//
 //
-// A KernelSpec turns a passes::FusedKernel into the structure code generation follows:
+// A KernelSpec turns a ir::FusedKernel into the structure code generation follows:
 //  - buffers: the kernel's inputs, outputs and scratch (per-row values of reductions that no
 //    other kernel reads), in the order the generated functions receive them;
 //  - phases: the loops the kernel runs, each a generated function over a range of rows
@@ -21,8 +21,8 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
+#include "ir/fused_kernel.h"
 #include "ir/node.h"
-#include "passes/fusion.h"
 
 namespace gpuc::codegen {
 
@@ -52,7 +52,7 @@ struct KernelSpec;
 absl::Status KernelErrorStatus(const KernelSpec& spec, const int64_t* error);
 
 struct KernelSpec {
-  passes::KernelKind kind = passes::KernelKind::kLoop;
+  ir::KernelKind kind = ir::KernelKind::kLoop;
   std::vector<const ir::Node*> members;  // graph order
   absl::flat_hash_set<const ir::Node*> member_set;
   std::vector<const ir::Node*> inputs;   // read from other kernels or parameters
@@ -107,13 +107,13 @@ struct KernelSpec {
 
 /// Whether code generation can compile this kernel (library ops and scans are not fused
 /// kernels; the host back end runs them itself).
-bool IsCompilable(const passes::FusedKernel& kernel);
+bool IsCompilable(const ir::FusedKernel& kernel);
 
 /// `in_place`: outputs to write over an input's storage (output -> input), as the buffer plan
 /// decided; part of the key. `min_index_bits` 64 keeps 64-bit indexing for small kernels too
 /// (the execution options' GPUC_INDEX_BITS: tests run the 64-bit path on arrays that fit).
 absl::StatusOr<KernelSpec> BuildKernelSpec(
-    const passes::FusedKernel& kernel,
+    const ir::FusedKernel& kernel,
     const absl::flat_hash_map<const ir::Node*, const ir::Node*>& in_place = {},
     int min_index_bits = 32);
 

@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/fused_kernel.h"
 #include "ir/graph.h"
 #include "passes/cost_model.h"
 
@@ -49,29 +50,11 @@ struct FusionBudgets {
   CostModel cost_model;
 };
 
-enum class KernelKind : uint8_t {
-  kLoop,             // elementwise over the output shape
-  kRowReduction,     // reductions over trailing axes (each row independent)
-  kColumnReduction,  // reductions over leading or interior axes
-  kFullReduction,    // reductions over every axis
-  kLibrary,          // one library op (matmul, fft, spmv)
-  kScan,             // one cumulative op
-};
-const char* KernelKindName(KernelKind kind);
-
-struct FusedKernel {
-  KernelKind kind = KernelKind::kLoop;
-  /// The members in graph order. A cheap producer recomputed in several kernels is a member
-  /// of each.
-  std::vector<ir::NodeRef> nodes;
-  /// Values the kernel reads from outside: parameters and other kernels' outputs.
-  std::vector<ir::NodeRef> inputs;
-  /// Members other kernels or the graph's results read.
-  std::vector<ir::NodeRef> outputs;
-  /// For reduction kernels: the shape reduced and the axes reduced.
-  ir::Shape reduced_shape;
-  std::vector<int64_t> reduced_axes;
-};
+// The kernel description fusion produces and code generation consumes lives in ir/ so that
+// codegen/ needs nothing of passes/.
+using ir::FusedKernel;
+using ir::KernelKind;
+using ir::KernelKindName;
 
 struct FusionPlan {
   /// In an order where every kernel follows the kernels it reads.

@@ -19,9 +19,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "bench/gpu/bench_util.h"
+#include "codegen/cuda_compilers.h"
 #include "gpuc/gpuc.h"
 #include "gpuc/raw_kernel.h"
-#include "runtime/cuda_compilers.h"
 
 namespace gpuc::bench {
 namespace {
@@ -144,7 +144,7 @@ void RawKernelCompileOnce(const std::string& phase) {
   // Loading NVRTC apart: `import cupy` loads it before CuPy's timer starts, and a warm
   // gpuc process loads it to read the version in the cache key.
   auto t0 = Clock::now();
-  Must(runtime::GetNvrtc().status());
+  Must(codegen::GetNvrtc().status());
   const double nvrtc_load_ms = MillisecondsSince(t0);
   t0 = Clock::now();
   RawKernel heat_step(kHeatStepSource, "heat_step");

@@ -7,6 +7,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "codegen/cuda_compilers.h"
 #include "runtime/cuda_libraries.h"
 
 namespace gpuc::exec {
@@ -36,6 +37,7 @@ std::mutex& CurrentMutex() {
 /// What the runtime keeps process-wide is set from the options before anything loads.
 void ApplyToRuntime(const Options& options) {
   runtime::SetVendorLibrariesEnabled(options.vendor_libraries);
+  codegen::SetCudaCompilersEnabled(options.vendor_libraries);
 }
 
 Options& CurrentLocked() {

@@ -3,8 +3,8 @@
 // The host and GPU executors walk a prepared plan the same way: the arguments are bound to
 // the graph's parameters (count and types checked), each step's inputs leave the value map
 // after their last reader unless they are arguments or results, and the results are
-// collected at the end. Steps without a compiled kernel are interpreted node by node on host
-// values. Only the value type differs (HostTensor, DeviceTensor).
+// collected at the end (steps without a compiled kernel: lib/backend/host/host_library_steps.h).
+// Only the value type differs (HostTensor, DeviceTensor).
 //
 //===----------------------------------------------------------------------===//
 #ifndef GPUC_LIB_EXEC_PLAN_VALUES_H_
@@ -95,12 +95,6 @@ absl::StatusOr<std::vector<Value>> CollectResults(const ir::Graph& graph,
   }
   return results;
 }
-
-/// Runs `kernel`'s members on the host, reading its inputs from `values` and adding its
-/// outputs there (the members in between are not kept): matmuls of BLAS dtypes through the
-/// CPU BLAS (lib/backend/host/host_blas.h), the rest on the reference interpreter.
-absl::Status InterpretFusedKernel(const passes::FusedKernel& kernel,
-                                  PlanValues<ir::HostTensor>& values);
 
 }  // namespace gpuc::detail
 

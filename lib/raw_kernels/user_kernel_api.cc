@@ -17,6 +17,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
+#include "codegen/cuda_compilers.h"
 #include "codegen/user_function.h"
 #include "gpuc/creation.h"
 #include "gpuc/elementwise.h"
@@ -27,7 +28,6 @@
 #include "lib/api/status_to_error.h"
 #include "lib/exec/compile_cache.h"
 #include "lib/raw_kernels/raw_module.h"
-#include "runtime/cuda_compilers.h"
 
 namespace gpuc {
 namespace detail {
@@ -207,7 +207,7 @@ ElementwiseKernelImpl::Resolved ElementwiseKernelImpl::Resolve(
 
 void ElementwiseKernelImpl::CheckCompiles(const ir::UserElementwise& kernel) {
   // Without NVRTC there is nothing to check here; evaluation will say why it cannot run.
-  if (!runtime::GetNvrtc().ok()) return;
+  if (!codegen::GetNvrtc().ok()) return;
   // The symbol's hash covers the signature, the code and the preamble's typedefs.
   const std::string signature = codegen::UserFunctionSymbol(kernel, 0);
   {

@@ -13,19 +13,19 @@
 #include <random>
 
 #include "absl/strings/match.h"
+#include "codegen/cuda_compilers.h"
 #include "codegen/cuda_source_compiler.h"
 #include "codegen/kernel_signature.h"
 #include "gpuc/gpuc.h"
 #include "lib/backend/cuda/gpu_executor.h"
 #include "lib/raw_kernels/kernel_arguments.h"
-#include "runtime/cuda_compilers.h"
 #include "test/unit/test_util.h"
 
 namespace gpuc {
 namespace {
 
 #define SKIP_WITHOUT_NVRTC()                                                            \
-  if (absl::StatusOr<const runtime::Nvrtc*> nvrtc = runtime::GetNvrtc(); !nvrtc.ok()) { \
+  if (absl::StatusOr<const codegen::Nvrtc*> nvrtc = codegen::GetNvrtc(); !nvrtc.ok()) { \
     GTEST_SKIP() << nvrtc.status().message();                                           \
   }
 
@@ -333,7 +333,7 @@ TEST(KernelSignatureTest, PointeeNamesMatchDtypes) {
 
 TEST(NvJitLinkTest, LinksNvptxCodeWithARelocatableUserFunction) {
   SKIP_WITHOUT_NVRTC();
-  if (absl::StatusOr<const runtime::NvJitLink*> link = runtime::GetNvJitLink(); !link.ok()) {
+  if (absl::StatusOr<const codegen::NvJitLink*> link = codegen::GetNvJitLink(); !link.ok()) {
     GTEST_SKIP() << link.status().message();
   }
   // The user's function, relocatable: defined in NVRTC's object, called from the PTX below.

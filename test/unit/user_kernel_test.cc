@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "absl/strings/match.h"
+#include "codegen/cuda_compilers.h"
 #include "codegen/kernel_spec.h"
 #include "codegen/nvptx_compiler.h"
 #include "codegen/user_function.h"
@@ -23,7 +24,6 @@
 #include "lib/exec/plan_values.h"
 #include "passes/buffer_plan.h"
 #include "passes/fusion.h"
-#include "runtime/cuda_compilers.h"
 #include "test/unit/test_util.h"
 
 namespace gpuc {
@@ -101,7 +101,7 @@ TEST(ElementwiseKernelTest, BadParametersAndArgumentsAreClearErrors) {
 }
 
 TEST(ElementwiseKernelTest, CompileErrorsNameTheKernelAndTheLineOfTheOperation) {
-  if (absl::StatusOr<const runtime::Nvrtc*> nvrtc = runtime::GetNvrtc(); !nvrtc.ok()) {
+  if (absl::StatusOr<const codegen::Nvrtc*> nvrtc = codegen::GetNvrtc(); !nvrtc.ok()) {
     GTEST_SKIP() << nvrtc.status().message();
   }
   ElementwiseKernel broken("T x", "T y", "T t = x * 2;\ny = t + undefined_thing", "broken");
@@ -207,7 +207,7 @@ TEST(UserFusionTest, ExpUserOpSumIsOneKernelLinkedWithTheUserFunction) {
   EXPECT_TRUE(absl::StrContains(ptx->ptx, ".extern .func")) << ptx->ptx;
   EXPECT_TRUE(absl::StrContains(ptx->ptx, symbol)) << ptx->ptx;
 
-  if (absl::StatusOr<const runtime::NvJitLink*> link = runtime::GetNvJitLink(); !link.ok()) {
+  if (absl::StatusOr<const codegen::NvJitLink*> link = codegen::GetNvJitLink(); !link.ok()) {
     GTEST_SKIP() << link.status().message();
   }
   absl::StatusOr<std::string> cubin =

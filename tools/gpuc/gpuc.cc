@@ -17,6 +17,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "codegen/cuda_compilers.h"
 #include "codegen/kernel_cache.h"
 #include "ir/json.h"
 #include "ir/npy.h"
@@ -28,7 +29,6 @@
 #include "lib/exec/target.h"
 #include "passes/fusion.h"
 #include "passes/pass_manager.h"
-#include "runtime/cuda_compilers.h"
 #include "runtime/cuda_driver.h"
 #include "runtime/cuda_libraries.h"
 #include "tools/gpuc/compile_cuda.h"
@@ -166,7 +166,7 @@ std::string InfoText(const exec::Options& options) {
                       "kernel cache: ", options.cache_directory, "\n",
                       runtime::DescribeCudaDevices(), "\n",
                       "vendor libraries: ", runtime::DescribeCudaLibraries(), "\n",
-                      "CUDA compilers: ", runtime::DescribeCudaCompilers(), "\n",
+                      "CUDA compilers: ", codegen::DescribeCudaCompilers(), "\n",
                       "options in force:\n", options.Describe());
 }
 

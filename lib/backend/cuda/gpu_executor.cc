@@ -22,7 +22,7 @@
 #include "lib/backend/cuda/gpu_kernel_entry.h"
 #include "lib/backend/cuda/gpu_launch.h"
 #include "lib/backend/cuda/gpu_library.h"
-#include "lib/backend/host/host_executor.h"
+#include "lib/backend/host/host_library_steps.h"
 #include "lib/exec/compile_cache.h"
 #include "lib/exec/plan_values.h"
 #include "lib/exec/target.h"

@@ -20,6 +20,7 @@
 #include "codegen/kernel_cache.h"
 #include "codegen/kernel_emitter.h"
 #include "codegen/kernel_spec.h"
+#include "lib/backend/host/host_library_steps.h"
 #include "lib/exec/compile_cache.h"
 #include "lib/exec/plan_values.h"
 #include "lib/exec/target.h"

@@ -1,30 +1,59 @@
 //===- cuda_compilers.cc - NVRTC and nvJitLink, resolved at run time ------===//
-#include "runtime/cuda_compilers.h"
+#include "codegen/cuda_compilers.h"
 
 #include <dlfcn.h>
 
-#include "absl/strings/str_cat.h"
-#include "runtime/cuda_libraries.h"
+#include <atomic>
+#include <initializer_list>
 
-namespace gpuc::runtime {
+#include "absl/strings/str_cat.h"
+
+namespace gpuc::codegen {
 namespace {
+
+std::atomic<bool> g_enabled{true};
+
+/// dlopen of the first soname that opens; RTLD_LOCAL keeps the library's symbols private.
+absl::StatusOr<void*> OpenCompiler(absl::string_view what,
+                                   std::initializer_list<const char*> sonames) {
+  if (!g_enabled.load(std::memory_order_relaxed)) {
+    return absl::UnavailableError("GPUC_VENDOR_LIBRARIES=0 turns the vendor libraries off");
+  }
+  std::string errors;
+  for (const char* soname : sonames) {
+    if (void* library = dlopen(soname, RTLD_NOW | RTLD_LOCAL)) return library;
+    absl::StrAppend(&errors, errors.empty() ? "" : "; ", dlerror());
+  }
+  return absl::UnavailableError(absl::StrCat("no ", what, ": ", errors));
+}
+
+/// Fills `table.name` from `*library`, or returns Unavailable naming the entry point (the
+/// name after macro expansion: nvJitLink.h maps names to versioned ones).
+#define GPUC_COMPILER_STRINGIFY(x) #x
+#define GPUC_COMPILER_NAME(x) GPUC_COMPILER_STRINGIFY(x)
+#define GPUC_COMPILER_LOOKUP(name)                                                                \
+  table.name = reinterpret_cast<decltype(table.name)>(dlsym(*library, GPUC_COMPILER_NAME(name))); \
+  if (table.name == nullptr) {                                                                    \
+    return absl::UnavailableError(                                                                \
+        absl::StrCat(what, " lacks ", GPUC_COMPILER_NAME(name), ": too old?"));                   \
+  }
 
 absl::StatusOr<Nvrtc> LoadNvrtc() {
   const absl::string_view what = "NVRTC";
-  absl::StatusOr<void*> library = OpenCudaLibrary(what, {"libnvrtc.so.13", "libnvrtc.so.12"});
+  absl::StatusOr<void*> library = OpenCompiler(what, {"libnvrtc.so.13", "libnvrtc.so.12"});
   if (!library.ok()) return library.status();
   Nvrtc table;
-  GPUC_NVRTC_FUNCTIONS(GPUC_CUDA_LIBRARY_LOOKUP)
+  GPUC_NVRTC_FUNCTIONS(GPUC_COMPILER_LOOKUP)
   table.nvrtcVersion(&table.major, &table.minor);
   return table;
 }
 
 absl::StatusOr<NvJitLink> LoadNvJitLink() {
   const absl::string_view what = "nvJitLink";
-  absl::StatusOr<void*> library = OpenCudaLibrary(what, {"libnvJitLink.so.13"});
+  absl::StatusOr<void*> library = OpenCompiler(what, {"libnvJitLink.so.13"});
   if (!library.ok()) return library.status();
   NvJitLink table;
-  GPUC_NVJITLINK_FUNCTIONS(GPUC_CUDA_LIBRARY_LOOKUP)
+  GPUC_NVJITLINK_FUNCTIONS(GPUC_COMPILER_LOOKUP)
   table.nvJitLinkVersion(&table.major, &table.minor);
   return table;
 }
@@ -51,6 +80,8 @@ const char* NvJitLinkResultName(nvJitLinkResult result) {
 }
 
 }  // namespace
+
+void SetCudaCompilersEnabled(bool enabled) { g_enabled.store(enabled); }
 
 absl::StatusOr<const Nvrtc*> GetNvrtc() {
   static const auto* loaded = new absl::StatusOr<Nvrtc>(LoadNvrtc());
@@ -95,4 +126,4 @@ std::string DescribeCudaCompilers() {
                                 : std::string(link.status().message()));
 }
 
-}  // namespace gpuc::runtime
+}  // namespace gpuc::codegen

@@ -1,13 +1,14 @@
 //===- cuda_compilers.h - NVRTC and nvJitLink, resolved at run time -------===//
 //
-// The CUDA C++ compiler (NVRTC) and the device linker (nvJitLink) are opened as the vendor
-// libraries are (cuda_libraries.h): dlopen of the versioned soname, one table of entry points,
-// loaded once per process. Neither needs a GPU or a driver, so user kernels compile and link
-// on a machine without one; only launching needs the device.
+// The CUDA C++ compiler (NVRTC) and the device linker (nvJitLink) are opened as the runtime
+// opens the vendor libraries: dlopen of the versioned soname, one table of entry points,
+// loaded once per process. They are code generation's tools (codegen/cuda_source_compiler.h,
+// user_function.h), not the runtime's, and need no GPU or driver, so user kernels compile
+// and link on a machine without one; only launching needs the device.
 //
 //===----------------------------------------------------------------------===//
-#ifndef GPUC_RUNTIME_CUDA_COMPILERS_H_
-#define GPUC_RUNTIME_CUDA_COMPILERS_H_
+#ifndef GPUC_CODEGEN_CUDA_COMPILERS_H_
+#define GPUC_CODEGEN_CUDA_COMPILERS_H_
 
 #include <nvJitLink.h>
 #include <nvrtc.h>
@@ -18,7 +19,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 
-namespace gpuc::runtime {
+namespace gpuc::codegen {
 
 #define GPUC_NVRTC_FUNCTIONS(X) \
   X(nvrtcVersion)               \
@@ -63,6 +64,10 @@ struct NvJitLink {
   unsigned major = 0, minor = 0;
 };
 
+/// The execution options' vendor_libraries (GPUC_VENDOR_LIBRARIES=0 turns these off too),
+/// applied before the first load.
+void SetCudaCompilersEnabled(bool enabled);
+
 /// The loaded library, or Unavailable with the one-line reason. Loaded once; thread-safe.
 absl::StatusOr<const Nvrtc*> GetNvrtc();
 absl::StatusOr<const NvJitLink*> GetNvJitLink();
@@ -74,6 +79,6 @@ absl::Status NvJitLinkStatus(nvJitLinkResult result, absl::string_view call);
 /// "NVRTC 13.0, nvJitLink 13.0" or each one's reason, for `gpuc --info`.
 std::string DescribeCudaCompilers();
 
-}  // namespace gpuc::runtime
+}  // namespace gpuc::codegen
 
-#endif  // GPUC_RUNTIME_CUDA_COMPILERS_H_
+#endif  // GPUC_CODEGEN_CUDA_COMPILERS_H_

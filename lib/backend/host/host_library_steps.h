@@ -1,0 +1,28 @@
+//===- host_library_steps.h - Plan steps without a compiled kernel --------===//
+//
+// A step that code generation does not compile (a library op, a scan, a kernel without a
+// lowering yet) runs here on host values: matmuls of BLAS dtypes through OpenBLAS, FFTs and
+// checked sparse products through their host implementations, the rest on the reference
+// interpreter. The host executor runs such steps in place; the CUDA executor between a
+// download and an upload.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GPUC_LIB_BACKEND_HOST_HOST_LIBRARY_STEPS_H_
+#define GPUC_LIB_BACKEND_HOST_HOST_LIBRARY_STEPS_H_
+
+#include "absl/status/status.h"
+#include "ir/host_tensor.h"
+#include "lib/exec/plan_values.h"
+#include "passes/fusion.h"
+
+namespace gpuc::detail {
+
+/// Runs `kernel`'s members on the host, reading its inputs from `values` and adding its
+/// outputs there (the members in between are not kept): matmuls of BLAS dtypes through the
+/// CPU BLAS (lib/backend/host/host_blas.h), the rest on the reference interpreter.
+absl::Status InterpretFusedKernel(const passes::FusedKernel& kernel,
+                                  PlanValues<ir::HostTensor>& values);
+
+}  // namespace gpuc::detail
+
+#endif  // GPUC_LIB_BACKEND_HOST_HOST_LIBRARY_STEPS_H_
