@@ -28,4 +28,22 @@ void Buffer::DiscardHostCopy() const {
   if (device_) host_.reset();
 }
 
+absl::StatusOr<std::vector<ir::HostTensor>> HostValuesOf(absl::Span<const BufferRef> buffers) {
+  std::vector<ir::HostTensor> values;
+  values.reserve(buffers.size());
+  for (const BufferRef& b : buffers) {
+    absl::StatusOr<const ir::HostTensor*> host = b->Host();
+    if (!host.ok()) return host.status();
+    values.push_back(**host);
+  }
+  return values;
+}
+
+std::vector<BufferRef> BuffersOf(std::vector<ir::HostTensor> tensors) {
+  std::vector<BufferRef> buffers;
+  buffers.reserve(tensors.size());
+  for (ir::HostTensor& t : tensors) buffers.push_back(std::make_shared<const Buffer>(std::move(t)));
+  return buffers;
+}
+
 }  // namespace gpuc::exec

@@ -12,8 +12,10 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "ir/host_tensor.h"
 #include "ir/node.h"
 #include "lib/exec/device_tensor.h"
@@ -43,6 +45,11 @@ class Buffer : public ir::Binding {
 
 /// A stored value as executables pass it around.
 using BufferRef = std::shared_ptr<const Buffer>;
+
+/// The host values of `buffers`, in order (device ones copied out once each).
+absl::StatusOr<std::vector<ir::HostTensor>> HostValuesOf(absl::Span<const BufferRef> buffers);
+/// Host tensors as buffers, in order.
+std::vector<BufferRef> BuffersOf(std::vector<ir::HostTensor> tensors);
 
 }  // namespace gpuc::exec
 

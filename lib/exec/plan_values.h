@@ -10,6 +10,8 @@
 #ifndef GPUC_LIB_EXEC_PLAN_VALUES_H_
 #define GPUC_LIB_EXEC_PLAN_VALUES_H_
 
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -17,6 +19,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/types/span.h"
+#include "codegen/kernel_spec.h"
 #include "ir/graph.h"
 #include "ir/host_tensor.h"
 #include "passes/buffer_plan.h"
@@ -41,6 +44,39 @@ struct ScheduledGraph {
 /// The outputs of `kernel` that the buffer plan writes over an input (output -> input).
 absl::flat_hash_map<const ir::Node*, const ir::Node*> InPlaceOutputs(
     const passes::FusedKernel& kernel, const passes::BufferPlan& buffers);
+
+/// A fused kernel of a plan compiled for a target: its spec and the target's compiled form,
+/// or, where code generation has no lowering for it, no compiled form and the reason.
+template <typename Compiled>
+struct CompiledStep {
+  std::optional<codegen::KernelSpec> spec;
+  const Compiled* compiled = nullptr;
+  std::string not_compiled_reason;
+};
+
+/// The one compile sequence of a plan's kernel, for every target: the spec (the buffer plan's
+/// in-place outputs, the options' index width), then the target's get-or-compile
+/// (exec::CompileCache). Errors other than a missing lowering are returned.
+template <typename Compiled, typename GetOrCompile>
+absl::StatusOr<CompiledStep<Compiled>> CompileStep(const passes::FusedKernel& kernel,
+                                                   const passes::BufferPlan& buffers,
+                                                   int min_index_bits,
+                                                   GetOrCompile get_or_compile) {
+  absl::StatusOr<codegen::KernelSpec> spec =
+      codegen::BuildKernelSpec(kernel, InPlaceOutputs(kernel, buffers), min_index_bits);
+  if (!spec.ok()) return spec.status();
+  absl::StatusOr<const Compiled*> compiled = get_or_compile(*spec);
+  CompiledStep<Compiled> step;
+  if (compiled.ok()) {
+    step.spec = *std::move(spec);
+    step.compiled = *compiled;
+  } else if (absl::IsUnimplemented(compiled.status())) {
+    step.not_compiled_reason = std::string(compiled.status().message());
+  } else {
+    return compiled.status();
+  }
+  return step;
+}
 
 template <typename Value>
 using PlanValues = absl::flat_hash_map<const ir::Node*, Value>;

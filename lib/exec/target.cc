@@ -59,19 +59,9 @@ absl::StatusOr<std::string> Target::KernelText(const ir::Graph& lowered, const O
 
 absl::StatusOr<std::vector<ir::HostTensor>> Target::RunOnHostValues(
     const Executable& executable, const std::vector<ir::HostTensor>& args) {
-  std::vector<BufferRef> buffers;
-  buffers.reserve(args.size());
-  for (const ir::HostTensor& a : args) buffers.push_back(std::make_shared<const Buffer>(a));
-  absl::StatusOr<std::vector<BufferRef>> results = executable.Run(buffers);
+  absl::StatusOr<std::vector<BufferRef>> results = executable.Run(BuffersOf(args));
   if (!results.ok()) return results.status();
-  std::vector<ir::HostTensor> host;
-  host.reserve(results->size());
-  for (const BufferRef& r : *results) {
-    absl::StatusOr<const ir::HostTensor*> h = r->Host();
-    if (!h.ok()) return h.status();
-    host.push_back(**h);
-  }
-  return host;
+  return HostValuesOf(*results);
 }
 
 absl::StatusOr<Target*> TargetNamed(absl::string_view name, const Options& options) {

@@ -482,18 +482,13 @@ absl::StatusOr<std::shared_ptr<const GpuPlan>> GpuExecutor::Prepare(
     step.kernel = &kernel;
     std::string host_reason = "a library op or scan (no GPU lowering yet)";
     if (codegen::IsCompilable(kernel)) {
-      absl::StatusOr<codegen::KernelSpec> spec = codegen::BuildKernelSpec(
-          kernel, InPlaceOutputs(kernel, plan->buffers), options.min_index_bits);
-      if (!spec.ok()) return spec.status();
-      absl::StatusOr<const GpuKernel*> compiled = impl_->GetOrCompile(*spec, options);
-      if (compiled.ok()) {
-        step.spec = *std::move(spec);
-        step.compiled = *compiled;
-      } else if (!absl::IsUnimplemented(compiled.status())) {
-        return compiled.status();
-      } else {
-        host_reason = std::string(compiled.status().message());
-      }
+      absl::StatusOr<CompiledStep<GpuKernel>> compiled = CompileStep<GpuKernel>(
+          kernel, plan->buffers, options.min_index_bits,
+          [&](const codegen::KernelSpec& spec) { return impl_->GetOrCompile(spec, options); });
+      if (!compiled.ok()) return compiled.status();
+      step.spec = std::move(compiled->spec);
+      step.compiled = compiled->compiled;
+      if (!step.compiled) host_reason = compiled->not_compiled_reason;
     } else if (kernel.kind == passes::KernelKind::kLibrary && kernel.nodes.size() == 1) {
       absl::StatusOr<LibraryCall> call = impl_->libraries->Prepare(*kernel.nodes[0]);
       if (call.ok()) {

@@ -228,23 +228,16 @@ absl::StatusOr<std::shared_ptr<const PreparedPlan>> HostExecutor::Prepare(
     PlanStep step;
     step.kernel = &kernel;
     if (codegen::IsCompilable(kernel)) {
-      absl::StatusOr<codegen::KernelSpec> spec = codegen::BuildKernelSpec(
-          kernel, InPlaceOutputs(kernel, plan->buffers), options.min_index_bits);
-      if (!spec.ok()) return spec.status();
-      if (!spec->in_place.empty()) {
-        std::lock_guard<std::mutex> lock(impl_->mutex);
-        impl_->stats.in_place_outputs += static_cast<int64_t>(spec->in_place.size());
-      }
-      absl::StatusOr<const CompiledKernel*> compiled = impl_->GetOrCompile(*spec, options);
-      if (compiled.ok()) {
-        step.spec = *std::move(spec);
-        step.compiled = *compiled;
-      } else if (!absl::IsUnimplemented(compiled.status())) {
-        return compiled.status();
-      } else {
-        std::lock_guard<std::mutex> lock(impl_->mutex);
-        impl_->stats.last_interpreted_reason = std::string(compiled.status().message());
-      }
+      absl::StatusOr<CompiledStep<CompiledKernel>> compiled = CompileStep<CompiledKernel>(
+          kernel, plan->buffers, options.min_index_bits,
+          [&](const codegen::KernelSpec& spec) { return impl_->GetOrCompile(spec, options); });
+      if (!compiled.ok()) return compiled.status();
+      step.spec = std::move(compiled->spec);
+      step.compiled = compiled->compiled;
+      std::lock_guard<std::mutex> lock(impl_->mutex);
+      impl_->stats.in_place_outputs +=
+          static_cast<int64_t>(InPlaceOutputs(kernel, plan->buffers).size());
+      if (!step.compiled) impl_->stats.last_interpreted_reason = compiled->not_compiled_reason;
     }
     plan->steps.push_back(std::move(step));
   }

@@ -18,19 +18,11 @@ class InterpretedGraph : public Executable {
   const ir::Graph& graph() const override { return graph_; }
 
   absl::StatusOr<std::vector<BufferRef>> Run(absl::Span<const BufferRef> args) const override {
-    std::vector<ir::HostTensor> values;
-    values.reserve(args.size());
-    for (const BufferRef& b : args) {
-      absl::StatusOr<const ir::HostTensor*> host = b->Host();
-      if (!host.ok()) return host.status();
-      values.push_back(**host);
-    }
-    absl::StatusOr<std::vector<ir::HostTensor>> results = ir::Interpret(graph_, values);
+    absl::StatusOr<std::vector<ir::HostTensor>> values = HostValuesOf(args);
+    if (!values.ok()) return values.status();
+    absl::StatusOr<std::vector<ir::HostTensor>> results = ir::Interpret(graph_, *values);
     if (!results.ok()) return results.status();
-    std::vector<BufferRef> out;
-    out.reserve(results->size());
-    for (ir::HostTensor& r : *results) out.push_back(std::make_shared<const Buffer>(std::move(r)));
-    return out;
+    return BuffersOf(*std::move(results));
   }
 
  private:
