@@ -1,0 +1,109 @@
+//===- gpu_executor_impl.h - What the CUDA executor's files share ---------===//
+//
+// The CUDA executor is one class in several files, one job each: gpu_executor.cc (the
+// executor per device, preparing and walking a plan, transfers), gpu_kernel_compile.cc (the
+// NVPTX compilers per option set and the get-or-compile of a kernel), gpu_kernel_launch.cc
+// (a kernel's launches and a repeated plan's CUDA graph), gpu_library_steps.cc (vendor-
+// library calls and the steps that run on the host). This header is theirs alone.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GPUC_LIB_BACKEND_CUDA_GPU_EXECUTOR_IMPL_H_
+#define GPUC_LIB_BACKEND_CUDA_GPU_EXECUTOR_IMPL_H_
+
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "codegen/gpu_kernel_emitter.h"
+#include "codegen/kernel_spec.h"
+#include "codegen/nvptx_compiler.h"
+#include "lib/backend/cuda/gpu_executor.h"
+#include "lib/backend/cuda/gpu_library.h"
+#include "lib/exec/compile_cache.h"
+#include "lib/exec/plan_values.h"
+#include "runtime/kernel_graph.h"
+#include "runtime/module.h"
+
+namespace gpuc::detail {
+
+/// One fused kernel loaded on the device.
+struct GpuKernel {
+  std::unique_ptr<runtime::CudaModule> module;
+  codegen::GpuKernelLayout layout;
+  std::vector<runtime::CudaKernel> kernels;   // per phase
+  std::vector<runtime::CudaKernel> combines;  // per phase (reduce phases)
+  std::optional<runtime::CudaKernel> rows;    // the row-local kernel, if any
+};
+
+struct GpuPlanStep {
+  const passes::FusedKernel* kernel = nullptr;
+  std::optional<codegen::KernelSpec> spec;
+  const GpuKernel* compiled = nullptr;  // null: a library call, or runs on the host
+  std::optional<LibraryCall> library;   // a vendor-library call (cuBLAS, cuFFT, cuSPARSE)
+};
+
+struct GpuPlan : ScheduledGraph {
+  std::vector<GpuPlanStep> steps;  // one per kernel of the fusion plan
+  bool poison = false;             // the options' poison: fill outputs before kernels run
+  /// Whether the plan can replay as a CUDA graph: every step a GPU kernel, none reporting
+  /// errors (their check reads the error words back between launches).
+  bool replayable = false;
+  /// The plan's launches as a graph, built on the second run (a plan run once pays nothing)
+  /// and rebuilt when the launches change shape (other grids for other sizes).
+  mutable std::mutex graph_mutex;
+  mutable int64_t runs = 0;
+  mutable std::unique_ptr<runtime::KernelGraph> cuda_graph;
+};
+
+/// What kernels compiled with one set of code-changing options share: the compiler and the
+/// kernels it made.
+struct GpuCodegen {
+  std::unique_ptr<codegen::NvptxCompiler> compiler;
+  std::unique_ptr<exec::CompileCache<GpuKernel>> cache;
+};
+
+struct GpuExecutor::Impl {
+  runtime::CudaDevice* device = nullptr;
+  mutable std::mutex mutex;
+  // By GpuCompileOptionsFor(options)'s text; an entry is never removed (kernels point in).
+  absl::flat_hash_map<std::string, std::unique_ptr<GpuCodegen>> codegens;
+  GpuBackendStats stats;
+  std::unique_ptr<GpuLibraries> libraries;
+
+  absl::StatusOr<GpuCodegen*> CodegenFor(const exec::Options& options);
+  absl::StatusOr<const GpuKernel*> GetOrCompile(const codegen::KernelSpec& spec,
+                                                const exec::Options& options);
+  /// Launches `step`'s kernels, or with `record`, appends them there and adds the temporary
+  /// buffers they use to `keep` (they must outlive the later launch).
+  absl::Status RunKernel(
+      runtime::CudaStream& stream, const GpuPlanStep& step,
+      absl::flat_hash_map<const ir::Node*, DeviceTensor>& values,
+      const std::function<absl::StatusOr<DeviceTensor>(const ir::Node*)>& allocate,
+      std::vector<runtime::RecordedLaunch>* record = nullptr,
+      std::vector<std::shared_ptr<DeviceStorage>>* keep = nullptr);
+  /// Launches a replayable plan's recorded launches as its graph (built or rebuilt first when
+  /// it has none of their shape).
+  absl::Status Replay(runtime::CudaStream& stream, const GpuPlan& plan,
+                      const std::vector<runtime::RecordedLaunch>& launches);
+  /// Queues the step's vendor-library call, its result in a fresh buffer.
+  absl::Status RunLibrary(
+      runtime::CudaStream& stream, const GpuPlanStep& step,
+      absl::flat_hash_map<const ir::Node*, DeviceTensor>& values,
+      const std::function<absl::StatusOr<DeviceTensor>(const ir::Node*)>& allocate,
+      bool first_operand_is_dead);
+  absl::Status RunOnHost(runtime::CudaStream& stream, const passes::FusedKernel& kernel,
+                         absl::flat_hash_map<const ir::Node*, DeviceTensor>& values);
+  absl::Status Fill(runtime::CudaStream& stream, uint64_t address, unsigned char byte,
+                    size_t bytes) {
+    return device->Check(device->driver().cuMemsetD8Async(address, byte, bytes, stream.handle()),
+                         "cuMemsetD8Async");
+  }
+};
+
+}  // namespace gpuc::detail
+
+#endif  // GPUC_LIB_BACKEND_CUDA_GPU_EXECUTOR_IMPL_H_

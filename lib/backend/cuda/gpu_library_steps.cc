@@ -1,0 +1,67 @@
+//===- gpu_library_steps.cc - Vendor-library calls and steps on the host --===//
+#include "lib/backend/cuda/gpu_executor_impl.h"
+
+#include "absl/strings/str_cat.h"
+#include "lib/backend/host/host_library_steps.h"
+
+namespace gpuc::detail {
+
+absl::Status GpuExecutor::Impl::RunLibrary(
+    runtime::CudaStream& stream, const GpuPlanStep& step,
+    absl::flat_hash_map<const ir::Node*, DeviceTensor>& values,
+    const std::function<absl::StatusOr<DeviceTensor>(const ir::Node*)>& allocate,
+    bool first_operand_is_dead) {
+  const ir::Node& node = *step.kernel->nodes[0];
+  std::vector<const DeviceTensor*> operands;
+  for (const ir::NodeRef& op : node.operands()) operands.push_back(&values.at(op.get()));
+  absl::StatusOr<DeviceTensor> out = allocate(&node);
+  if (!out.ok()) return out.status();
+  // The call's parameters go into the message here, so the libraries' hot paths format none.
+  if (absl::Status s =
+          libraries->Run(stream, node, *step.library, operands, *out, first_operand_is_dead);
+      !s.ok()) {
+    return absl::Status(s.code(), absl::StrCat(step.library->description, ": ", s.message()));
+  }
+  stream.NoteLaunch(step.library->description);
+  values[&node] = *std::move(out);
+  std::lock_guard<std::mutex> lock(mutex);
+  ++stats.library_calls;
+  return absl::OkStatus();
+}
+
+absl::Status GpuExecutor::Impl::RunOnHost(
+    runtime::CudaStream& stream, const passes::FusedKernel& kernel,
+    absl::flat_hash_map<const ir::Node*, DeviceTensor>& values) {
+  absl::flat_hash_map<const ir::Node*, ir::HostTensor> local;
+  for (const ir::NodeRef& in : kernel.inputs) {
+    const DeviceTensor& d = values.at(in.get());
+    ir::HostTensor h = ir::HostTensor::Uninitialized(d.type);
+    if (h.size_in_bytes() > 0) {
+      if (absl::Status s = stream.CopyDeviceToHost(h.data(), d.address, h.size_in_bytes());
+          !s.ok()) {
+        return s;
+      }
+    }
+    local[in.get()] = std::move(h);
+  }
+  if (absl::Status s = InterpretFusedKernel(kernel, local); !s.ok()) return s;
+  for (const ir::NodeRef& out : kernel.outputs) {
+    const ir::HostTensor& h = local.at(out.get());
+    absl::StatusOr<std::shared_ptr<DeviceStorage>> storage =
+        DeviceStorage::Allocate(*device, stream, static_cast<size_t>(h.size_in_bytes()));
+    if (!storage.ok()) return storage.status();
+    if (h.size_in_bytes() > 0) {
+      if (absl::Status s =
+              stream.CopyHostToDevice((*storage)->address(), h.data(), h.size_in_bytes());
+          !s.ok()) {
+        return s;
+      }
+    }
+    values[out.get()] = DeviceTensor{out->type(), *storage, (*storage)->address()};
+  }
+  std::lock_guard<std::mutex> lock(mutex);
+  ++(codegen::IsCompilable(kernel) ? stats.host_kernels : stats.library_steps);
+  return absl::OkStatus();
+}
+
+}  // namespace gpuc::detail
