@@ -12,6 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "codegen/cuda_compilers.h"
+#include "codegen/cuda_toolkit.h"
 #include "codegen/kernel_spec.h"
 
 namespace gpuc::codegen {
@@ -161,12 +162,7 @@ const std::vector<std::pair<std::string, std::string>>& GpucDeviceHeaders() {
 }
 
 std::string CudaIncludeDirectory() {
-  std::vector<std::string> candidates;
-  for (const char* variable : {"CUDA_HOME", "CUDA_PATH"}) {
-    if (const char* root = std::getenv(variable); root && *root) {
-      candidates.push_back(absl::StrCat(root, "/include"));
-    }
-  }
+  std::vector<std::string> candidates = {absl::StrCat(CudaToolkitRoot(), "/include")};
 #ifdef GPUC_CUDA_INCLUDE_DIR
   candidates.push_back(GPUC_CUDA_INCLUDE_DIR);
 #endif

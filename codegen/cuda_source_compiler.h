@@ -65,7 +65,7 @@ absl::StatusOr<CompiledCuda> CompileCudaSource(absl::string_view source,
 /// log's first line when no line is named.
 std::string FirstCompileError(absl::string_view log, absl::string_view program_name);
 
-/// The CUDA toolkit's include directory ($CUDA_HOME, $CUDA_PATH, the build's, /usr/local/cuda),
+/// The CUDA toolkit's include directory (CudaToolkitRoot()'s, the build's, /usr/local/cuda),
 /// or empty when none has cuda_fp16.h.
 std::string CudaIncludeDirectory();
 

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "codegen/cuda_toolkit.h"
 #include "codegen/host_compiler.h"
 #include "codegen/kernel_spec.h"
 #include "codegen/value_lowering.h"
@@ -37,13 +38,7 @@ constexpr const char* kTriple = "nvptx64-nvidia-cuda";
 constexpr int kHighestPtx = 85;  // what LLVM 19's NVPTX back end emits at most
 
 std::string FindLibdevice() {
-  for (const char* var : {"CUDA_HOME", "CUDA_PATH"}) {
-    if (const char* home = std::getenv(var)) {
-      std::string path = absl::StrCat(home, "/nvvm/libdevice/libdevice.10.bc");
-      if (std::ifstream(path).good()) return path;
-    }
-  }
-  return "/usr/local/cuda/nvvm/libdevice/libdevice.10.bc";
+  return absl::StrCat(CudaToolkitRoot(), "/nvvm/libdevice/libdevice.10.bc");
 }
 
 /// libdevice's name for an LLVM math intrinsic that NVPTX cannot select, or "".

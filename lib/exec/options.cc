@@ -8,6 +8,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "codegen/cuda_compilers.h"
+#include "codegen/cuda_toolkit.h"
 #include "runtime/cuda_libraries.h"
 
 namespace gpuc::exec {
@@ -38,6 +39,7 @@ std::mutex& CurrentMutex() {
 void ApplyToRuntime(const Options& options) {
   runtime::SetVendorLibrariesEnabled(options.vendor_libraries);
   codegen::SetCudaCompilersEnabled(options.vendor_libraries);
+  codegen::SetCudaToolkitRoot(options.cuda_home);
 }
 
 Options& CurrentLocked() {
@@ -69,6 +71,12 @@ Options Options::FromEnvironment() {
     o.threads = threads;
   }
   o.vendor_libraries = Variable("GPUC_VENDOR_LIBRARIES") != "0";
+  for (const char* variable : {"CUDA_HOME", "CUDA_PATH"}) {
+    if (std::string root = Variable(variable); !root.empty()) {
+      o.cuda_home = root;
+      break;
+    }
+  }
   o.disk_cache = Variable("GPUC_DISK_CACHE") != "0";
   o.cache_directory = DefaultCacheDirectory();
   if (int64_t bytes = 0; absl::SimpleAtoi(Variable("GPUC_CACHE_MAX_BYTES"), &bytes) && bytes > 0) {
@@ -93,8 +101,9 @@ std::string Options::Describe() const {
       "  poison outputs = ", OnOff(poison), "   [GPUC_POISON]\n",
       "  host threads = ", threads == 0 ? std::string("(one per core)") : absl::StrCat(threads),
       "   [GPUC_NUM_THREADS]\n", "  vendor libraries = ", OnOff(vendor_libraries),
-      "   [GPUC_VENDOR_LIBRARIES]\n", "  disk cache = ", OnOff(disk_cache),
-      "   [GPUC_DISK_CACHE]\n", "  cache directory = ", cache_directory, "   [GPUC_CACHE_DIR]\n",
+      "   [GPUC_VENDOR_LIBRARIES]\n", "  CUDA toolkit = ", cuda_home, "   [CUDA_HOME, CUDA_PATH]\n",
+      "  disk cache = ", OnOff(disk_cache), "   [GPUC_DISK_CACHE]\n",
+      "  cache directory = ", cache_directory, "   [GPUC_CACHE_DIR]\n",
       "  cache size cap = ", cache_max_bytes, " bytes   [GPUC_CACHE_MAX_BYTES]\n",
       "  explain evaluations = ", OnOff(explain), "   [GPUC_EXPLAIN]\n");
 }

@@ -50,8 +50,11 @@ struct Options {
   bool poison = false;
   /// GPUC_NUM_THREADS: the host's worker threads; 0 is one per core.
   int threads = 0;
-  /// GPUC_VENDOR_LIBRARIES=0: cuBLAS, cuFFT and cuSPARSE are not loaded.
+  /// GPUC_VENDOR_LIBRARIES=0: cuBLAS, cuFFT, cuSPARSE, NVRTC and nvJitLink are not loaded.
   bool vendor_libraries = true;
+  /// CUDA_HOME, else CUDA_PATH, else /usr/local/cuda: where libdevice and the headers for
+  /// users' kernels are.
+  std::string cuda_home = "/usr/local/cuda";
 
   // -- The disk kernel cache.
   /// GPUC_DISK_CACHE=0 turns it off.
