@@ -42,6 +42,15 @@ std::string DiskCache::PathFor(const std::string& key) const {
 
 std::optional<std::string> DiskCache::Load(const std::string& key) {
   const std::string path = PathFor(key);
+  std::error_code error;
+  const fs::file_status status = fs::status(path, error);
+  if (error || !fs::exists(status)) return std::nullopt;
+  if (!fs::is_regular_file(status)) {
+    // A FIFO, socket or device node at an entry's name would block the read or never end it;
+    // it is not an entry, so it is skipped (and left alone: it is not ours to remove).
+    ++skipped_;
+    return std::nullopt;
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) return std::nullopt;
   std::stringstream contents;
@@ -74,6 +83,11 @@ std::optional<std::string> DiskCache::Load(const std::string& key) {
   std::error_code ignored;
   fs::last_write_time(path, fs::file_time_type::clock::now(), ignored);  // recently used
   return data.substr(at, object_size);
+}
+
+void DiskCache::Remove(const std::string& key) {
+  std::error_code ignored;
+  if (fs::is_regular_file(PathFor(key), ignored)) fs::remove(PathFor(key), ignored);
 }
 
 void DiskCache::Store(const std::string& key, const std::string& object) {

@@ -45,7 +45,12 @@ class DiskCache {
   /// Removes every entry; returns how many.
   int64_t Clear();
 
+  /// Drops `key`'s entry (one that passed its checksum but whose object did not load).
+  void Remove(const std::string& key);
+
   int64_t corrupt_entries() const { return corrupt_; }
+  /// Paths at an entry's name that are not regular files (FIFOs, sockets, devices), skipped.
+  int64_t skipped_entries() const { return skipped_; }
 
   /// The file that holds (or would hold) `key`'s entry.
   std::string PathFor(const std::string& key) const;
@@ -54,6 +59,7 @@ class DiskCache {
   std::string directory_;
   int64_t max_bytes_;
   std::atomic<int64_t> corrupt_{0};
+  std::atomic<int64_t> skipped_{0};
   std::atomic<int64_t> stored_since_prune_{0};
 };
 

@@ -79,6 +79,8 @@ class CompileCache {
         if (loaded.ok()) {
           ++stats_.disk_hits;
           ready = *std::move(loaded);
+        } else {
+          disk->Remove(disk_key);  // evicted, then compiled again below
         }
       }
     }

@@ -186,6 +186,10 @@ TEST(CompileCache, MemoryThenDiskThenCompileAndABadDiskEntryIsCompiledAgain) {
     EXPECT_EQ((*got)->artifact, "good object");
     EXPECT_EQ(cache.stats().disk_hits, 0);
     EXPECT_EQ(cache.stats().compiles, 1);
+    // The bad entry was replaced: a third process loads the good one from disk.
+    exec::CompileCache<FakeCompiled> third("fake-target");
+    ASSERT_TRUE(third.GetOrCompile("kernel B", &disk, compile, load).ok());
+    EXPECT_EQ(third.stats().disk_hits, 1);
   }
   {
     // A kernel without a lowering says so again without being compiled again.

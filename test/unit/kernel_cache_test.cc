@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "codegen/kernel_cache.h"
 
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <fstream>
 
@@ -71,6 +73,31 @@ TEST_F(DiskCacheTest, DamagedEntriesAreDroppedAndRecompiled) {
   EXPECT_EQ(cache.corrupt_entries(), 2);
   cache.Store("kernel a", "machine code");
   EXPECT_EQ(cache.Load("kernel a").value_or(""), "machine code");
+}
+
+TEST_F(DiskCacheTest, AFifoAtAnEntrysNameIsSkippedNotRead) {
+  // Reading a FIFO with no writer blocks forever; the cache must not open it.
+  DiskCache cache(directory_, 1 << 20);
+  const std::string path = cache.PathFor("kernel f");
+  fs::create_directories(fs::path(path).parent_path());
+  ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0);
+  EXPECT_FALSE(cache.Load("kernel f").has_value());
+  EXPECT_EQ(cache.skipped_entries(), 1);
+  EXPECT_TRUE(fs::is_fifo(path)) << "not ours to remove";
+  // A directory there is skipped the same way.
+  const std::string dir_path = cache.PathFor("kernel d");
+  fs::create_directories(dir_path);
+  EXPECT_FALSE(cache.Load("kernel d").has_value());
+  EXPECT_EQ(cache.skipped_entries(), 2);
+}
+
+TEST_F(DiskCacheTest, RemoveDropsAnEntry) {
+  DiskCache cache(directory_, 1 << 20);
+  cache.Store("kernel r", "object");
+  ASSERT_TRUE(cache.Load("kernel r").has_value());
+  cache.Remove("kernel r");
+  EXPECT_FALSE(cache.Load("kernel r").has_value());
+  EXPECT_EQ(cache.Scan().entries, 0);
 }
 
 TEST_F(DiskCacheTest, AnotherKeysEntryIsNeverReturned) {
