@@ -125,28 +125,6 @@ void EvaluateForRead(ArrayImpl& impl, absl::string_view reader) {
   Log(EvalRecord::Reason::kRead, std::move(what));
 }
 
-namespace {
-
-/// The pending nodes behind `root` counted once each (a value read twice is one node), up to
-/// `stop_after` + 1: the walk ends as soon as the count passes it.
-int64_t DistinctPendingNodes(const ir::NodeRef& root, int64_t stop_after) {
-  absl::flat_hash_set<const ir::Node*> seen;
-  std::vector<const ir::Node*> stack = {root.get()};
-  seen.insert(root.get());
-  while (!stack.empty() && static_cast<int64_t>(seen.size()) <= stop_after) {
-    const ir::Node* n = stack.back();
-    stack.pop_back();
-    for (const ir::NodeRef& operand : n->operands()) {
-      // Stored values (bound parameters) are inputs, not pending work.
-      if (operand->binding() != nullptr) continue;
-      if (seen.insert(operand.get()).second) stack.push_back(operand.get());
-    }
-  }
-  return static_cast<int64_t>(seen.size());
-}
-
-}  // namespace
-
 void EvaluateIfPastLimits(ArrayImpl& impl) {
   if (impl.traced || impl.evaluated()) return;
   const int64_t max_depth = g_max_depth.load(std::memory_order_relaxed);
@@ -158,15 +136,9 @@ void EvaluateIfPastLimits(ArrayImpl& impl) {
     what =
         absl::StrCat("pending graph depth ", impl.pending_depth, " passed the limit ", max_depth);
   } else if (impl.pending_nodes > max_nodes) {
-    // The bound counts a shared value once per use, so a loop body that reads a value twice
-    // (x + x, a stencil's neighbours) doubles it every step while the graph grows by a few
-    // nodes. Past the limit the distinct nodes are counted; the exact count replaces the
-    // bound, and only a graph really that large is cut.
-    impl.pending_nodes = DistinctPendingNodes(impl.node, max_nodes);
-    if (impl.pending_nodes <= max_nodes) return;
     reason = EvalRecord::Reason::kSizeLimit;
-    what = absl::StrCat("pending graph size (more than ", max_nodes,
-                        " distinct nodes) passed the limit");
+    what = absl::StrCat("pending graph size (up to ", impl.pending_nodes,
+                        " nodes) passed the limit ", max_nodes);
   } else {
     return;
   }
