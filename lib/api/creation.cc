@@ -100,14 +100,28 @@ Array arange(Scalar start, Scalar stop, Scalar step, std::optional<DType> dtype)
     const int64_t bi = start.int_value(), ei = stop.int_value(), si = step.int_value();
     n = si > 0 ? (ei > bi ? (ei - bi + si - 1) / si : 0) : (bi > ei ? (bi - ei - si - 1) / -si : 0);
   } else {
-    n = static_cast<int64_t>(std::max(0.0, std::ceil((e - b) / s)));
+    // An infinite step from a finite start takes one step at most (NumPy: arange(0, 5, inf)
+    // is [0.]); the division would say 0.
+    const double length = std::isinf(s) && std::isfinite(b) && std::isfinite(e)
+                              ? ((e - b) * s > 0 ? 1.0 : 0.0)
+                              : std::ceil((e - b) / s);
+    // NaN or infinite bounds or step give no length (NumPy: "arange: cannot compute length");
+    // casting such a double to an integer would be undefined.
+    if (!std::isfinite(length)) {
+      detail::ThrowInvalid(absl::StrCat("arange: cannot compute the length of arange(", b, ", ", e,
+                                        ", ", s, "): a bound or the step is NaN or infinite"));
+    }
+    n = static_cast<int64_t>(std::max(0.0, length));
   }
   CheckShape("arange", {n});
   // NumPy computes start + i * step in the result dtype's precision class; float64 then a
   // cast gives the same values for every dtype that holds them.
   const DType compute = integral ? int64 : float64;
   Array i = Iota(compute, {n}, 0);
-  Array values = integral ? i * step.int_value() + start.int_value() : i * s + b;
+  // With an infinite step there is at most the start (0 * inf would be NaN).
+  Array values = integral        ? i * step.int_value() + start.int_value()
+                 : std::isinf(s) ? i * 0.0 + b
+                                 : i * s + b;
   return astype(values, out);
 }
 

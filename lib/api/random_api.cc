@@ -73,6 +73,11 @@ Array Generator::uniform(const Shape& shape, double low, double high, DType dtyp
 
 Array Generator::normal(const Shape& shape, double mean, double stddev, DType dtype) {
   CheckRealFloat("normal", dtype);
+  // As NumPy: a negative (or NaN) scale is the caller's mistake, not a mirrored draw.
+  if (!(stddev >= 0)) {
+    detail::ThrowInvalid(
+        absl::StrCat("random::normal: the scale (stddev) must be >= 0, got ", stddev));
+  }
   const DType compute = dtype == float64 ? float64 : float32;
   // Box-Muller on two independent draws; 1 - u1 lies in (0, 1], so the log is finite.
   Array u1 = UnitUniform(shape, NextKey(), compute);

@@ -49,6 +49,21 @@ TEST_F(ApiErrors, ShapesThatDoNotBroadcast) {
   ExpectError([] { (void)broadcast_to(f32_2x3, {3, 3}); }, {"broadcast_to", "[2,3]", "[3,3]"});
 }
 
+TEST_F(ApiErrors, CreationEdgesAsNumpyRejectsThem) {
+  // NumPy: "arange: cannot compute length" (before: an empty array, or an undefined cast).
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  ExpectError([&] { (void)arange(0.0, nan); }, {"arange", "cannot compute the length", "NaN"});
+  ExpectError([&] { (void)arange(0.0, inf); }, {"arange", "infinite"});
+  ExpectError([&] { (void)arange(nan, 5.0, 1.0); }, {"arange"});
+  EXPECT_EQ(arange(0.0, 5.0, inf).to_host<double>(), (std::vector<double>{0.0}));
+  EXPECT_EQ(arange(0.0, 5.0, -inf).size(), 0);
+  // NumPy: "scale < 0" (before: the draws' sign flipped silently).
+  ExpectError([] { (void)random::normal({3}, 0.0, -1.0); }, {"random::normal", "-1"});
+  ExpectError([&] { (void)random::normal({3}, 0.0, nan); }, {"random::normal"});
+  EXPECT_EQ(random::normal({3}, 2.0, 0.0).to_host<double>(), (std::vector<double>{2, 2, 2}));
+}
+
 TEST_F(ApiErrors, ProductsOfShapesThatDoNotFit) {
   ExpectError([] { (void)matmul(f32_2x3, f32_2x3); },
               {"matmul", "f32[2,3]", "(3 vs 2)", "api_errors_test.cc"});

@@ -130,6 +130,11 @@ absl::StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
       options.exact_math = true;
     } else if (is_flag("--emit")) {
       options.emit = value_of("--emit");
+      // "--emit=" is a typo, not a request for no output.
+      if (options.emit.empty()) {
+        return absl::InvalidArgumentError(
+            "--emit= needs a stage (ir, json, opt, fused, plan, llvm, llvm-opt, gpu-llvm, ptx)");
+      }
     } else if (arg == "-o") {
       if (i + 1 >= args.size()) return absl::InvalidArgumentError("-o needs a file name");
       options.output_path = args[++i];
