@@ -109,8 +109,13 @@ absl::StatusOr<HostTensor> ParseNpy(absl::string_view bytes) {
   }
   absl::StatusOr<DType> dtype = DTypeFromDescriptor(*descr);
   if (!dtype.ok()) return dtype.status();
+  // A Python tuple of integers: "()", "(3,)", "(2, 3)"; only the last part may be empty, and
+  // only after a dimension ("(,)" and "(2,,3)" are not tuples).
   std::vector<int64_t> dims;
-  for (absl::string_view part : absl::StrSplit(*shape_text, ',', absl::SkipWhitespace())) {
+  std::vector<absl::string_view> parts = absl::StrSplit(*shape_text, ',');
+  for (size_t i = 0; i < parts.size(); ++i) {
+    absl::string_view part = absl::StripAsciiWhitespace(parts[i]);
+    if (part.empty() && (i + 1 == parts.size()) && (i > 0 || parts.size() == 1)) continue;
     int64_t d;
     if (!absl::SimpleAtoi(part, &d)) {
       return absl::InvalidArgumentError(absl::StrCat(".npy: bad shape (", *shape_text, ")"));
@@ -121,13 +126,20 @@ absl::StatusOr<HostTensor> ParseNpy(absl::string_view bytes) {
   if (absl::Status s = ValidateShape(shape); !s.ok()) {
     return absl::InvalidArgumentError(absl::StrCat(".npy: ", s.message()));
   }
-  bool fortran = *order == "True";
-  HostTensor tensor(TensorType{*dtype, shape});
-  absl::string_view data = bytes.substr(header_start + header_len);
-  if (static_cast<int64_t>(data.size()) < tensor.size_in_bytes()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        ".npy: data holds ", data.size(), " bytes, the header promises ", tensor.size_in_bytes()));
+  if (*order != "True" && *order != "False") {
+    return absl::InvalidArgumentError(
+        absl::StrCat(".npy: fortran_order is ", *order, ", not True or False"));
   }
+  const bool fortran = *order == "True";
+  // The file must hold what the header promises before anything is allocated for it: a
+  // header that claims terabytes is a bad file, not an allocation failure.
+  absl::string_view data = bytes.substr(header_start + header_len);
+  const int64_t promised = shape.num_elements() * DTypeSize(*dtype);
+  if (static_cast<int64_t>(data.size()) < promised) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(".npy: data holds ", data.size(), " bytes, the header promises ", promised));
+  }
+  HostTensor tensor(TensorType{*dtype, shape});
   if (!fortran) {
     std::memcpy(tensor.data(), data.data(), tensor.size_in_bytes());
     return tensor;

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include "absl/strings/str_cat.h"
+
 #include "test/unit/test_util.h"
 
 namespace gpuc::ir {
@@ -40,6 +42,44 @@ TEST(Npy, ReadsFortranOrder) {
   ASSERT_TRUE(t.ok()) << t.status();
   EXPECT_EQ(t->shape(), (Shape{2, 3}));
   for (int i = 0; i < 6; ++i) EXPECT_EQ(test::ElementAsDouble(*t, i), i);
+}
+
+/// A version-1 .npy file with `header_dict` (padded as NumPy pads it) and `data`.
+std::string NpyBytes(std::string header_dict, const std::string& data) {
+  header_dict.append((64 - (10 + header_dict.size() + 1) % 64) % 64, ' ');
+  header_dict += '\n';
+  std::string bytes = std::string("\x93NUMPY\x01\x00", 8);
+  bytes += static_cast<char>(header_dict.size() & 0xff);
+  bytes += static_cast<char>(header_dict.size() >> 8);
+  return bytes + header_dict + data;
+}
+
+TEST(Npy, RejectsHeadersThatAreNotNumpys) {
+  const std::string four(16, '\1');
+  EXPECT_TRUE(
+      ParseNpy(NpyBytes("{'descr': '<i4', 'fortran_order': False, 'shape': (4,), }", four)).ok());
+  EXPECT_TRUE(
+      ParseNpy(NpyBytes("{'descr': '<i4', 'fortran_order': False, 'shape': (2, 2), }", four)).ok());
+  EXPECT_TRUE(
+      ParseNpy(NpyBytes("{'descr': '<i4', 'fortran_order': False, 'shape': (), }", four)).ok());
+  // fortran_order must be a bool (it was read as False whatever it said).
+  absl::StatusOr<HostTensor> order =
+      ParseNpy(NpyBytes("{'descr': '<i4', 'fortran_order': 1, 'shape': (4,), }", four));
+  ASSERT_FALSE(order.ok());
+  EXPECT_NE(order.status().message().find("fortran_order"), absl::string_view::npos);
+  // Empty dimensions are not a tuple (they were skipped: (2,,2) read as (2, 2)).
+  for (const char* shape : {"(2,,2)", "(,)", "(,2)", "(2,3,,)"}) {
+    absl::StatusOr<HostTensor> t = ParseNpy(NpyBytes(
+        absl::StrCat("{'descr': '<i4', 'fortran_order': False, 'shape': ", shape, ", }"), four));
+    EXPECT_FALSE(t.ok()) << shape;
+  }
+  // A header promising 8 TiB is an error naming both sizes, before any allocation.
+  absl::StatusOr<HostTensor> huge = ParseNpy(
+      NpyBytes("{'descr': '<f8', 'fortran_order': False, 'shape': (1099511627776,), }", four));
+  ASSERT_FALSE(huge.ok());
+  EXPECT_NE(huge.status().message().find("the header promises 8796093022208"),
+            absl::string_view::npos)
+      << huge.status();
 }
 
 TEST(Npy, RejectsMalformedFiles) {
