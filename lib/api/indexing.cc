@@ -30,7 +30,12 @@ Range NormalizeSlice(const char* op, const Slice& s, int64_t extent, int axis) {
     int64_t x = *v < 0 ? *v + extent : *v;
     return std::min(std::max(x, lower), upper);
   };
-  return {clamp(s.start, forward ? 0 : extent - 1), clamp(s.stop, forward ? extent : -1), s.step};
+  // A step as long as the axis or longer selects the start alone, as any such step does;
+  // clamping it keeps the length and index arithmetic (start + i * step, (stop - start +
+  // step - 1) / step) clear of overflow for steps like INT64_MAX or INT64_MIN.
+  const int64_t longest = std::max<int64_t>(extent, 1);
+  const int64_t step = forward ? std::min(s.step, longest) : std::max(s.step, -longest);
+  return {clamp(s.start, forward ? 0 : extent - 1), clamp(s.stop, forward ? extent : -1), step};
 }
 
 }  // namespace

@@ -64,6 +64,22 @@ TEST_F(ApiErrors, CreationEdgesAsNumpyRejectsThem) {
   EXPECT_EQ(random::normal({3}, 2.0, 0.0).to_host<double>(), (std::vector<double>{2, 2, 2}));
 }
 
+TEST_F(ApiErrors, SlicesWithExtremeStepsSelectAsPythonDoes) {
+  // Python: list(range(10))[2::sys.maxsize] == [2], [::-sys.maxsize - 1] == [9]; these steps
+  // overflowed the length arithmetic.
+  const int64_t max = std::numeric_limits<int64_t>::max();
+  const int64_t min = std::numeric_limits<int64_t>::min();
+  Array a = arange(10);
+  EXPECT_EQ(a(Slice(2, none, max)).to_host<int64_t>(), (std::vector<int64_t>{2}));
+  EXPECT_EQ(a(Slice(none, none, min)).to_host<int64_t>(), (std::vector<int64_t>{9}));
+  EXPECT_EQ(a(Slice(none, none, -max)).to_host<int64_t>(), (std::vector<int64_t>{9}));
+  EXPECT_EQ(a(Slice(7, 1, min)).to_host<int64_t>(), (std::vector<int64_t>{7}));
+  EXPECT_EQ(a(Slice(1, 7, min)).size(), 0);
+  Array b = arange(5);
+  b(Slice(none, none, max)) = 40;
+  EXPECT_EQ(b.to_host<int64_t>(), (std::vector<int64_t>{40, 1, 2, 3, 4}));
+}
+
 TEST_F(ApiErrors, ProductsOfShapesThatDoNotFit) {
   ExpectError([] { (void)matmul(f32_2x3, f32_2x3); },
               {"matmul", "f32[2,3]", "(3 vs 2)", "api_errors_test.cc"});
