@@ -8,8 +8,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "ir/type_inference.h"
-#include "lib/eval/evaluator.h"
 #include "lib/api/status_to_error.h"
+#include "lib/eval/evaluator.h"
 
 namespace gpuc::detail {
 
@@ -146,8 +146,8 @@ DType WeakDType(ir::OpCode op, const Scalar& s, DType array_dtype) {
       absl::Status fits = huge ? (target == ir::DType::kUInt64 || ir::IsInexact(target)
                                       ? absl::OkStatus()
                                       : absl::InvalidArgumentError(absl::StrCat(
-                                            "Python integer ", s.uint_value(),
-                                            " out of bounds for ", ir::DTypeNumpyName(target))))
+                                            "integer scalar ", s.uint_value(),
+                                            " is out of bounds for ", ir::DTypeNumpyName(target))))
                                : ir::CheckWeakIntFits(s.kind() == Scalar::Kind::kInt
                                                           ? s.int_value()
                                                           : static_cast<int64_t>(s.uint_value()),

@@ -37,8 +37,8 @@ Array SetItemValue(const char* op, const Operand& value, DType dtype) {
     absl::Status fits = huge ? (target == ir::DType::kUInt64
                                     ? absl::OkStatus()
                                     : absl::InvalidArgumentError(absl::StrCat(
-                                          "Python integer ", s.uint_value(), " out of bounds for ",
-                                          ir::DTypeNumpyName(target))))
+                                          "integer scalar ", s.uint_value(),
+                                          " is out of bounds for ", ir::DTypeNumpyName(target))))
                              : ir::CheckWeakIntFits(s.kind() == Scalar::Kind::kInt
                                                         ? s.int_value()
                                                         : static_cast<int64_t>(s.uint_value()),

@@ -141,6 +141,20 @@ TEST_F(ApiErrors, WeakScalarsOutOfTheArraysRange) {
   ExpectError([] { (void)(ones({2}, uint8) + 300); },
               {"add", "300", "uint8", "api_errors_test.cc"});
   ExpectError([] { (void)(ones({2}, int8) * -129); }, {"-129", "int8"});
+  // In gpuc's words, not Python's (it said "Python integer ... out of bounds").
+  const uint64_t huge = std::numeric_limits<uint64_t>::max();
+  try {
+    (void)(ones({2}, int64) + huge);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("integer scalar 18446744073709551615 is out of bounds "
+                                         "for int64"),
+              std::string::npos)
+        << e.what();
+    EXPECT_EQ(std::string(e.what()).find("Python"), std::string::npos) << e.what();
+  }
+  Array u8 = ones({2}, uint8);
+  ExpectError([&] { u8(0) = huge; }, {"integer scalar 18446744073709551615", "uint8"});
 }
 
 TEST_F(ApiErrors, CompoundAssignmentThatWouldNeedAnUnsafeCast) {
