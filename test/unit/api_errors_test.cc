@@ -80,6 +80,16 @@ TEST_F(ApiErrors, SlicesWithExtremeStepsSelectAsPythonDoes) {
   EXPECT_EQ(b.to_host<int64_t>(), (std::vector<int64_t>{40, 1, 2, 3, 4}));
 }
 
+TEST_F(ApiErrors, ExhaustedMemoryIsAnErrorAndTheProcessGoesOn) {
+  // 2^45 doubles (256 TiB) and 2^34 (128 GiB) fit no machine this runs on; both threw
+  // std::bad_alloc out of the API.
+  ExpectError([] { (void)zeros({int64_t{1} << 45}, float64).eval(); }, {"out of", "memory"},
+              "resource_exhausted");
+  ExpectError([] { (void)(empty({int64_t{1} << 34}) * 2).eval(); }, {"out of", "memory"},
+              "resource_exhausted");
+  EXPECT_EQ(sum(ones({1000})).item<double>(), 1000.0) << "evaluation still works";
+}
+
 TEST_F(ApiErrors, ProductsOfShapesThatDoNotFit) {
   ExpectError([] { (void)matmul(f32_2x3, f32_2x3); },
               {"matmul", "f32[2,3]", "(3 vs 2)", "api_errors_test.cc"});

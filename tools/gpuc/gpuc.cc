@@ -86,7 +86,18 @@ absl::Status WriteOutput(const Options& options, const std::string& text) {
 
 absl::StatusOr<std::vector<ir::HostTensor>> LoadArguments(const Options& options,
                                                           const ir::Graph& graph) {
-  if (options.inputs == "random") return RandomArguments(graph, options.seed);
+  if (options.inputs == "random") {
+    try {
+      return RandomArguments(graph, options.seed);
+    } catch (const std::bad_alloc&) {
+      int64_t bytes = 0;
+      for (const ir::NodeRef& p : graph.params) {
+        bytes += p->shape().num_elements() * ir::DTypeSize(p->dtype());
+      }
+      return absl::ResourceExhaustedError(absl::StrCat("out of host memory: random inputs for @",
+                                                       graph.name, " need ", bytes, " bytes"));
+    }
+  }
   std::vector<ir::HostTensor> args;
   for (absl::string_view path : absl::StrSplit(options.inputs, ',', absl::SkipEmpty())) {
     absl::StatusOr<ir::HostTensor> t = ir::LoadNpy(std::string(path));

@@ -254,6 +254,24 @@ absl::StatusOr<std::vector<ir::HostTensor>> HostExecutor::Run(
   return Run(**plan, args);
 }
 
+namespace {
+
+/// The error for a step whose results (or the plan's intermediates) do not fit in host
+/// memory: what was being computed and how many bytes it asked for. The process, and every
+/// array made before, stay usable.
+absl::Status OutOfHostMemory(const passes::FusedKernel& kernel) {
+  int64_t bytes = 0;
+  std::vector<std::string> results;
+  for (const ir::NodeRef& out : kernel.outputs) {
+    bytes += out->shape().num_elements() * ir::DTypeSize(out->dtype());
+    results.push_back(absl::StrCat(ir::OpName(out->op()), " ", out->type().ToString()));
+  }
+  return absl::ResourceExhaustedError(absl::StrCat(
+      "out of host memory: ", absl::StrJoin(results, ", "), " needs ", bytes, " bytes"));
+}
+
+}  // namespace
+
 absl::StatusOr<std::vector<ir::HostTensor>> HostExecutor::Run(
     const PreparedPlan& plan, absl::Span<const ir::HostTensor> args) {
   const ir::Graph& graph = plan.graph;
@@ -265,8 +283,14 @@ absl::StatusOr<std::vector<ir::HostTensor>> HostExecutor::Run(
   // because they outlive the evaluation.
   std::shared_ptr<std::byte[]> arena;
   if (plan.buffers.arena_bytes > 0) {
-    arena =
-        std::make_shared_for_overwrite<std::byte[]>(static_cast<size_t>(plan.buffers.arena_bytes));
+    try {
+      arena = std::make_shared_for_overwrite<std::byte[]>(
+          static_cast<size_t>(plan.buffers.arena_bytes));
+    } catch (const std::bad_alloc&) {
+      return absl::ResourceExhaustedError(absl::StrCat("out of host memory: the intermediates of @",
+                                                       graph.name, " need ",
+                                                       plan.buffers.arena_bytes, " bytes"));
+    }
   }
   auto allocate = [&](const ir::Node* n) {
     const passes::BufferAssignment* b = plan.buffers.Find(n);
@@ -281,17 +305,22 @@ absl::StatusOr<std::vector<ir::HostTensor>> HostExecutor::Run(
   // Values leave the map after their last reader (their storage is the arena's).
   absl::flat_hash_map<const ir::Node*, int> readers = plan.readers;
   for (const PlanStep& step : plan.steps) {
-    if (step.compiled) {
-      if (absl::Status s = impl_->RunKernel(step, plan.threads, values, allocate); !s.ok())
-        return s;
-    } else {
-      {
-        std::lock_guard<std::mutex> lock(impl_->mutex);
-        ++(codegen::IsCompilable(*step.kernel) ? impl_->stats.interpreted_kernels
-                                               : impl_->stats.library_steps);
+    absl::Status s;
+    try {
+      if (step.compiled) {
+        s = impl_->RunKernel(step, plan.threads, values, allocate);
+      } else {
+        {
+          std::lock_guard<std::mutex> lock(impl_->mutex);
+          ++(codegen::IsCompilable(*step.kernel) ? impl_->stats.interpreted_kernels
+                                                 : impl_->stats.library_steps);
+        }
+        s = InterpretFusedKernel(*step.kernel, values);
       }
-      if (absl::Status s = InterpretFusedKernel(*step.kernel, values); !s.ok()) return s;
+    } catch (const std::bad_alloc&) {
+      s = OutOfHostMemory(*step.kernel);
     }
+    if (!s.ok()) return s;
     ReleaseAfterLastRead(*step.kernel, plan.kept, readers, values);
   }
   return CollectResults(graph, values, "host executor");

@@ -20,7 +20,13 @@ class InterpretedGraph : public Executable {
   absl::StatusOr<std::vector<BufferRef>> Run(absl::Span<const BufferRef> args) const override {
     absl::StatusOr<std::vector<ir::HostTensor>> values = HostValuesOf(args);
     if (!values.ok()) return values.status();
-    absl::StatusOr<std::vector<ir::HostTensor>> results = ir::Interpret(graph_, *values);
+    absl::StatusOr<std::vector<ir::HostTensor>> results;
+    try {
+      results = ir::Interpret(graph_, *values);
+    } catch (const std::bad_alloc&) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "out of host memory: the interpreter could not allocate a value of @", graph_.name));
+    }
     if (!results.ok()) return results.status();
     return BuffersOf(*std::move(results));
   }
