@@ -2,7 +2,7 @@
 # bundle-device.sh — build gpuc for the GPU machine and pack it for the device tool's `carry`.
 #
 # Builds with GPUC_STATIC_DEPS (LLVM, GoogleTest and the C++ runtime static) into build-device/,
-# then packs bin/, lib/libgpuc.so and the shared libraries the GPU machine lacks (Abseil, OpenBLAS and its Fortran runtime) into
+# then packs bin/, lib/libgpuc.so.0 and the shared libraries the GPU machine lacks (Abseil, OpenBLAS and its Fortran runtime) into
 # carry/gpuc-device.tar.gz. On the device:  tar xzf carry/gpuc-device.tar.gz -C /tmp
 # and run /tmp/gpuc-device/bin/gpuc (the $ORIGIN run path finds the libraries).
 set -euo pipefail
@@ -15,9 +15,10 @@ cp build-device/bin/gpuc build-device/test/unit/gpuc_unit_tests build-device/tes
   build-device/bench/bench_pool build-device/bench/bench_ir build-device/bench/bench_runtime \
   build-device/bench/bench_host build-device/bench/bench_gpu build-device/bench/science_heat2d \
   build-device/examples/api/example_heat_equation "$stage/bin/"
-cp build-device/lib/libgpuc.so "$stage/lib/"
+# Executables ask for the SONAME (libgpuc.so.0); the file under that name, not the symlink.
+cp -L build-device/lib/libgpuc.so.0 "$stage/lib/"
 # Every Abseil (and Benchmark) library the binaries need, found by the loader here.
-for binary in "$stage"/bin/* "$stage"/lib/libgpuc.so; do ldd "$binary"; done |
+for binary in "$stage"/bin/* "$stage"/lib/libgpuc.so.0; do ldd "$binary"; done |
   awk '/libabsl|libbenchmark|libopenblas|libgfortran|libquadmath/ {print $3}' | sort -u | xargs -r cp -L -t "$stage/lib/"
 strip --strip-unneeded "$stage"/bin/* "$stage"/lib/*
 mkdir -p carry

@@ -15,6 +15,7 @@ packages=(
   libopenblas-dev                             # CBLAS GEMMs for matmul on the host
   python3-numpy python3-scipy                 # the NumPy reference for fixtures and checks
   clang-format
+  pkg-config                                  # the installed package's consumer test
 )
 
 missing=()
