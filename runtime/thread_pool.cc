@@ -37,7 +37,10 @@ ThreadPool::~ThreadPool() {
 }
 
 ThreadPool& ThreadPool::Shared(int threads) {
-  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  // hardware_concurrency reads /sys on every call (several microseconds); a kernel launch
+  // asks for its pool every time.
+  static const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (threads <= 0) threads = cores;
   // Leaked on purpose: kernels may run from static destructors of user code.
   static std::mutex mutex;
   static auto* pools = new std::map<int, std::unique_ptr<ThreadPool>>();

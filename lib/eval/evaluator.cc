@@ -13,6 +13,7 @@
 #include "lib/api/recorder.h"
 #include "lib/api/status_to_error.h"
 #include "lib/eval/plan_cache.h"
+#include "lib/exec/current_options.h"
 
 namespace gpuc::detail {
 namespace {
@@ -28,7 +29,8 @@ std::deque<EvalRecord>& ThreadLog() {
 }
 
 void Log(EvalRecord::Reason reason, std::string description) {
-  if (exec::CurrentOptions().explain) std::cerr << "gpuc: explain: " << description << "\n";
+  if (exec::CurrentSnapshot()->options.explain)
+    std::cerr << "gpuc: explain: " << description << "\n";
   std::deque<EvalRecord>& log = ThreadLog();
   if (log.size() == kLogCapacity) log.pop_front();
   log.push_back({reason, std::move(description)});
@@ -80,14 +82,22 @@ namespace {
 // The executable for `graph`'s structure with these options: found in the plan cache, or
 // compiled and stored.
 std::shared_ptr<const exec::Executable> FindOrCompile(const ir::Graph& graph) {
-  const exec::Options options = exec::CurrentOptions();
-  exec::Target& target = EvaluationTarget(options);
+  // The target of the current options, found once per options snapshot and thread (finding
+  // it formats a key; a loop evaluates thousands of times under the same options).
+  thread_local std::shared_ptr<const exec::OptionsSnapshot> cached_options;
+  thread_local exec::Target* cached_target = nullptr;
+  std::shared_ptr<const exec::OptionsSnapshot> snapshot = exec::CurrentSnapshot();
+  if (snapshot != cached_options) {
+    cached_target = &EvaluationTarget(snapshot->options);
+    cached_options = snapshot;
+  }
+  exec::Target& target = *cached_target;
   PlanCache& cache = PlanCache::Get();
-  const std::string key =
-      absl::StrCat(ir::StructuralKey(graph), "\n", target.name(), " ", options.PlanKey());
+  std::string key = ir::StructuralKey(graph);
+  absl::StrAppend(&key, "\n", target.name(), " ", snapshot->plan_key);
   if (std::shared_ptr<const CachedPlan> plan = cache.Find(key)) return plan->executable;
   auto plan = std::make_shared<CachedPlan>();
-  plan->executable = CompileForEvaluation(target, WithUnboundParameters(graph), options);
+  plan->executable = CompileForEvaluation(target, WithUnboundParameters(graph), snapshot->options);
   cache.Insert(key, plan);
   return plan->executable;
 }

@@ -1,6 +1,10 @@
 //===- options.cc - How graphs are compiled and run: one options object ---===//
 #include "lib/exec/options.h"
 
+#include <memory>
+
+#include "lib/exec/current_options.h"
+
 #include <cstdlib>
 #include <filesystem>
 #include <mutex>
@@ -42,12 +46,14 @@ void ApplyToRuntime(const Options& options) {
   codegen::SetCudaToolkitRoot(options.cuda_home);
 }
 
-Options& CurrentLocked() {
+std::shared_ptr<const OptionsSnapshot>& CurrentLocked() {
   // Leaked on purpose: evaluation from static destructors still reads it.
   static auto* current = [] {
-    auto* options = new Options(Options::FromEnvironment());
-    ApplyToRuntime(*options);
-    return options;
+    auto snapshot = std::make_shared<OptionsSnapshot>();
+    snapshot->options = Options::FromEnvironment();
+    snapshot->plan_key = snapshot->options.PlanKey();
+    ApplyToRuntime(snapshot->options);
+    return new std::shared_ptr<const OptionsSnapshot>(std::move(snapshot));
   }();
   return *current;
 }
@@ -120,14 +126,19 @@ std::string Options::PlanKey() const {
                       poison ? " poison" : "", " threads=", threads);
 }
 
-Options CurrentOptions() {
+std::shared_ptr<const OptionsSnapshot> CurrentSnapshot() {
   std::lock_guard<std::mutex> lock(CurrentMutex());
   return CurrentLocked();
 }
 
+Options CurrentOptions() { return CurrentSnapshot()->options; }
+
 void SetCurrentOptions(const Options& options) {
+  auto snapshot = std::make_shared<OptionsSnapshot>();
+  snapshot->options = options;
+  snapshot->plan_key = options.PlanKey();
   std::lock_guard<std::mutex> lock(CurrentMutex());
-  CurrentLocked() = options;
+  CurrentLocked() = std::move(snapshot);
   ApplyToRuntime(options);
 }
 

@@ -45,9 +45,9 @@ class CompiledHostTarget final : public Target {
     // Per core, about 10 Gflop/s of scalar math against about 20 GB/s of memory bandwidth;
     // both grow with the cores (until the memory saturates), so their ratio stays. One more
     // kernel is a dispatch and join of the thread pool, about 2 us of every thread's time.
-    const int threads = options.threads > 0
-                            ? options.threads
-                            : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    // hardware_concurrency reads /sys each call: once per process.
+    static const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    const int threads = options.threads > 0 ? options.threads : cores;
     budgets.cost_model.flops_per_byte = 0.5;
     budgets.cost_model.launch_flops = 2e-6 * 10e9 * threads;
     return budgets;
