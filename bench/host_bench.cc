@@ -148,8 +148,8 @@ BENCHMARK(BM_RecordOp)->Unit(benchmark::kMicrosecond);
 
 // A plain C++ time loop over lazy ops: one Jacobi step writing the interior of an n x n grid
 // from the other grid, then the same back (2 kernels, 2 evaluations per iteration; the time is per
-// iteration). The plan cache (lib/eval/plan_cache.h) finds each step's plan by structure; the same loop
-// with the cache off shows what it saves, and recording alone shows what is left per step.
+// iteration). The plan cache (lib/eval/plan_cache.h) finds each step's plan by structure; the same
+// loop with the cache off shows what it saves, and recording alone shows what is left per step.
 void JacobiHalfStep(Array& dst, const Array& src) {
   Slice in(1, -1), up(0, -2), down(2, none);
   dst(in, in) = (src(up, in) + src(down, in) + src(in, up) + src(in, down)) * 0.25f;

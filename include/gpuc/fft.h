@@ -7,8 +7,8 @@
 // node over all its axes; crops, pads and the real-to-complex conversion are views and
 // elementwise nodes that fuse into the code around it. On the host the node runs an
 // O(n log n) FFT in double precision (lib/backend/host/host_fft.h); on a GPU, cached cuFFT plans
-// (lib/backend/cuda/gpu_fft.h). The real transforms are real-to-complex and complex-to-real nodes (cuFFT's
-// R2C and C2R on a GPU: half the work of a complex transform, no full spectrum stored).
+// (lib/backend/cuda/gpu_fft.h). The real transforms are real-to-complex and complex-to-real nodes
+// (cuFFT's R2C and C2R on a GPU: half the work of a complex transform, no full spectrum stored).
 //
 //===----------------------------------------------------------------------===//
 #ifndef GPUC_FFT_H_

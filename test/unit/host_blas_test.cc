@@ -1,8 +1,8 @@
 //===- host_blas_test.cc - matmul through the CPU BLAS against the oracle -===//
 //
 // The host executor runs matmuls of f32, f64, complex64 and complex128 through OpenBLAS
-// (lib/backend/host/host_blas.h). Each case here runs a matmul graph on the host executor and on the
-// reference interpreter (a triple loop) and compares: 1-D operands on either side, batch axes
+// (lib/backend/host/host_blas.h). Each case here runs a matmul graph on the host executor and on
+// the reference interpreter (a triple loop) and compares: 1-D operands on either side, batch axes
 // that broadcast, mixed operand dtypes converted first, empty extents, a size large enough for
 // the BLAS's blocked kernels, half types (float32 sums rounded once, as NumPy's), and the
 // dtypes that stay on the interpreter.
@@ -145,8 +145,8 @@ std::string SpmvText(const std::vector<ir::HostTensor>& args, int64_t rows, int6
                       ") {\n  %y = spmv %v, %c, %o, %x : ", y, "\n  return %y\n}\n");
 }
 
-// The typed CSR loop (lib/backend/host/host_sparse.h) against the interpreter's: vectors and matrices of
-// right-hand sides, every floating and complex dtype, i32 and i64 indices.
+// The typed CSR loop (lib/backend/host/host_sparse.h) against the interpreter's: vectors and
+// matrices of right-hand sides, every floating and complex dtype, i32 and i64 indices.
 TEST(HostSparseTest, TheTypedCsrLoopAgreesWithTheInterpreter) {
   int seed = 40;
   for (DType dtype : {DType::kFloat32, DType::kFloat64, DType::kComplex64, DType::kComplex128}) {

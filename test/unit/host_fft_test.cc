@@ -1,7 +1,7 @@
 //===- host_fft_test.cc - fft nodes on the host against the direct DFT ----===//
 //
-// The host executor's FFT (lib/backend/host/host_fft.h: radix-2 for powers of two, Bluestein otherwise)
-// against the interpreter's O(n^2) DFT: lengths 1 to 1000 (primes, powers of two and
+// The host executor's FFT (lib/backend/host/host_fft.h: radix-2 for powers of two, Bluestein
+// otherwise) against the interpreter's O(n^2) DFT: lengths 1 to 1000 (primes, powers of two and
 // neither), both precisions, several axes at once, the inverse and every normalization.
 //
 //===----------------------------------------------------------------------===//
