@@ -36,6 +36,12 @@ llvm::Value* ElementEmitter::Extent(int64_t extent) {
   return frame_.extents[spec_.symbol_of.at(extent)];
 }
 
+llvm::Value* ElementEmitter::Offset(const Node& node, int axis, int64_t value) {
+  auto it = spec_.offset_symbol.find({&node, axis});
+  if (it == spec_.offset_symbol.end()) return IndexConstant(value);  // zero: literal
+  return frame_.extents[it->second];
+}
+
 llvm::Value* ElementEmitter::Linearize(const Index& index, const ir::Shape& shape) {
   llvm::IRBuilder<>& b = values_.builder();
   llvm::Value* linear = IndexConstant(0);
@@ -306,7 +312,7 @@ llvm::Value* ElementEmitter::EmitPad(const Node& node, const Index& index) {
   Index in_index(index.size());
   llvm::Value* inside = b.getTrue();
   for (size_t d = 0; d < index.size(); ++d) {
-    in_index[d] = b.CreateSub(index[d], IndexConstant(low[d]));
+    in_index[d] = b.CreateSub(index[d], Offset(node, static_cast<int>(d), low[d]));
     // One unsigned compare checks 0 <= i < extent.
     inside = b.CreateAnd(inside, b.CreateICmpULT(in_index[d], Extent(in.shape()[d])));
   }
@@ -327,8 +333,8 @@ llvm::Value* ElementEmitter::EmitUpdateSlice(const Node& node, const Index& inde
   llvm::Value* inside = b.getTrue();
   for (size_t k = 0; k < index.size(); ++k) {
     const int64_t stride = step[k] < 0 ? -step[k] : step[k];
-    llvm::Value* d = step[k] > 0 ? b.CreateSub(index[k], IndexConstant(start[k]))
-                                 : b.CreateSub(IndexConstant(start[k]), index[k]);
+    llvm::Value* offset = Offset(node, static_cast<int>(k), start[k]);
+    llvm::Value* d = step[k] > 0 ? b.CreateSub(index[k], offset) : b.CreateSub(offset, index[k]);
     if (stride != 1) {
       inside = b.CreateAnd(
           inside, b.CreateICmpEQ(b.CreateURem(d, IndexConstant(stride)), IndexConstant(0)));
@@ -426,8 +432,8 @@ llvm::Value* ElementEmitter::EmitUncached(const Node* node, const Index& index) 
       const std::vector<int64_t>& step = Ints(n, "step");
       Index in_index(index.size());
       for (size_t k = 0; k < index.size(); ++k) {
-        in_index[k] =
-            b.CreateAdd(IndexConstant(start[k]), b.CreateMul(index[k], IndexConstant(step[k])));
+        in_index[k] = b.CreateAdd(Offset(n, static_cast<int>(k), start[k]),
+                                  b.CreateMul(index[k], IndexConstant(step[k])));
       }
       return Emit(&n.operand(0), in_index);
     }

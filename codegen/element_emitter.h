@@ -55,6 +55,9 @@ class ElementEmitter {
   void PopScope() { scopes_.pop_back(); }
 
   llvm::Value* Extent(int64_t extent);
+  /// Offset `axis` of `node` (a slice or update_slice start, a pad low): its symbol's
+  /// argument, or the literal `value` when it is zero (KernelSpec::offset_symbol).
+  llvm::Value* Offset(const ir::Node& node, int axis, int64_t value);
   /// Index arithmetic is done in spec.index_bits bits.
   llvm::IntegerType* IndexType() const {
     return llvm::IntegerType::get(values_.builder().getContext(), spec_.index_bits);

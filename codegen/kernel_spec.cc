@@ -44,6 +44,37 @@ class SpecBuilder {
       spec_.extents.push_back(d);
     }
   }
+  // The attribute of `n` that holds offsets, or null.
+  static const char* OffsetAttribute(const Node& n) {
+    switch (n.op()) {
+      case ir::OpCode::kSlice:
+      case ir::OpCode::kUpdateSlice:
+        return "start";
+      case ir::OpCode::kPad:
+        return "low";
+      default:
+        return nullptr;
+    }
+  }
+  void AssignOffsets(const Node& n) {
+    const char* attr = OffsetAttribute(n);
+    if (attr == nullptr) return;
+    const std::vector<int64_t>& values = *n.attrs().Get<std::vector<int64_t>>(attr);
+    for (size_t axis = 0; axis < values.size(); ++axis) {
+      if (values[axis] == 0) continue;
+      spec_.offset_symbol[{&n, static_cast<int>(axis)}] = static_cast<int>(spec_.extents.size());
+      spec_.extents.push_back(values[axis]);
+    }
+  }
+  // "[0,o3]": the offsets of `n` as the key spells them.
+  std::string SymbolicOffsets(const Node& n, const std::vector<int64_t>& values) const {
+    std::vector<std::string> parts;
+    for (size_t axis = 0; axis < values.size(); ++axis) {
+      auto it = spec_.offset_symbol.find({&n, static_cast<int>(axis)});
+      parts.push_back(it == spec_.offset_symbol.end() ? "0" : absl::StrCat("o", it->second));
+    }
+    return absl::StrCat("[", absl::StrJoin(parts, ","), "]");
+  }
   std::string SymbolicType(const Node& n) const {
     std::vector<std::string> dims;
     for (int64_t d : spec_.ShapeOf(&n).dims()) {
@@ -197,8 +228,14 @@ std::string SpecBuilder::KeyText() const {
     ref[&n] = absl::StrCat("v", i);
     absl::StrAppend(&text, "v", i, " = ", ir::OpName(n.op()));
     for (const ir::NodeRef& op : n.operands()) absl::StrAppend(&text, " ", ref.at(op.get()));
+    const char* offsets = OffsetAttribute(n);
     for (const auto& [name, value] : n.attrs().entries()) {
       if (ImpliedByShape(n, name)) continue;
+      if (offsets != nullptr && name == offsets) {
+        absl::StrAppend(&text, " ", name, "=",
+                        SymbolicOffsets(n, std::get<std::vector<int64_t>>(value)));
+        continue;
+      }
       absl::StrAppend(&text, " ", name, "=", ir::PrintAttrValue(value));
     }
     absl::StrAppend(&text, " : ", SymbolicType(n), "\n");
@@ -241,6 +278,7 @@ absl::StatusOr<KernelSpec> SpecBuilder::Build() {
   for (const Node* n : spec_.inputs) AssignSymbols(spec_.ShapeOf(n));
   for (const Node* n : spec_.members) AssignSymbols(spec_.ShapeOf(n));
   AssignSymbols(spec_.reduced_shape);
+  for (const Node* n : spec_.members) AssignOffsets(*n);
   // Positions and the products that form them stay below the largest element count.
   int64_t largest = spec_.reduced_shape.num_elements();
   for (const Node* n : spec_.inputs) largest = std::max(largest, n->shape().num_elements());

@@ -8,7 +8,10 @@
 //  - extents: every extent other than 1 becomes a symbol whose value is a kernel argument, so
 //    one compiled kernel serves every size of the same structure (extents of 1 stay literal:
 //    they decide broadcasting);
-//  - key: the canonical text of the kernel with symbols for extents, the cache key's input.
+//  - offsets: slice and update_slice starts and pad lows are symbols too, one per member
+//    and axis (zero stays literal), so a loop over a moving window compiles once;
+//  - key: the canonical text of the kernel with symbols for extents and offsets, the cache
+//    key's input.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GPUC_CODEGEN_KERNEL_SPEC_H_
@@ -68,9 +71,13 @@ struct KernelSpec {
   /// Width of index arithmetic: 32 when every array of the kernel has fewer than 2^31
   /// elements (cheaper multiplies and divisions, and on GPUs half the registers), else 64.
   int index_bits = 64;
-  /// The value of each extent symbol, in argument order.
+  /// The value of each symbol, in argument order: the extents, then the offsets.
   std::vector<int64_t> extents;
   absl::flat_hash_map<int64_t, int> symbol_of;  // extent value -> symbol
+  /// Offsets are arguments too (decision 11): each nonzero slice or update_slice start and
+  /// pad low of a member, per axis, has a symbol of its own, so `a[i:]` in a loop over i
+  /// reuses one kernel. A zero offset stays literal; the key records which are zero.
+  absl::flat_hash_map<std::pair<const ir::Node*, int>, int> offset_symbol;  // (node, axis)
   /// Canonical text: ops, dtypes, symbolic shapes, attributes, buffer roles.
   std::string key_text;
   std::string name;  // "gpuc_" + hex hash of key_text: the symbol prefix of its functions

@@ -23,7 +23,9 @@ void eval(const std::vector<Array>& arrays);
 
 /// One evaluation that the user did not ask for by name.
 struct EvalRecord {
-  enum class Reason : uint8_t { kRead, kDepthLimit, kSizeLimit };
+  /// kLoopStep: a statement recorded again while its previous result was still pending (the
+  /// next iteration of a loop began): every pending array still alive was evaluated together.
+  enum class Reason : uint8_t { kRead, kDepthLimit, kSizeLimit, kLoopStep };
   Reason reason;
   /// What triggered it and the arrays evaluated: "to_host of f32[3] (reading data)".
   std::string description;
@@ -59,6 +61,17 @@ PlanCacheStats plan_cache_stats();
 void set_plan_cache_capacity(int64_t capacity);
 /// Drops every plan and zeroes the counters.
 void clear_plan_cache();
+
+/// Kernels found or compiled by every back end of this process since it started. A loop
+/// whose structure repeats stops compiling after its first iterations: `compiled` stays flat
+/// while the iteration count grows.
+struct KernelCompileStats {
+  int64_t compiled = 0;          // generated and compiled (LLVM; on the GPU also PTX to SASS)
+  int64_t loaded_from_disk = 0;  // found in the on-disk kernel cache of an earlier process
+  int64_t found_in_memory = 0;   // already loaded in this process
+  int64_t compile_microseconds = 0;
+};
+KernelCompileStats kernel_compile_stats();
 
 }  // namespace gpuc
 

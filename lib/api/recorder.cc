@@ -3,11 +3,15 @@
 
 #include <algorithm>
 #include <limits>
+#include <tuple>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "ir/host_tensor.h"
 #include "ir/type_inference.h"
+#include "ir/wide_value.h"
+#include "lib/api/array_impl.h"
 #include "lib/api/status_to_error.h"
 #include "lib/eval/evaluator.h"
 
@@ -18,6 +22,43 @@ ir::Shape ToIrShape(const Shape& shape) { return ir::Shape(shape); }
 namespace {
 
 thread_local const std::source_location* t_recording_site = nullptr;
+// Counts the calls into gpuc from user code on this thread (outermost recording sites), so
+// that the ops of one call (gpuc::var records several at one site) are told apart from a
+// statement that runs again.
+thread_local uint64_t t_user_call = 0;
+
+// Loop detection: what each user site recorded last, and in which call. A site that records
+// again in a later call while that node is still alive (part of a pending graph or a pending
+// array) is a statement of a loop running its next iteration over pending values.
+struct SiteRecord {
+  uint64_t call = 0;
+  std::weak_ptr<const ir::Node> node;
+};
+using SiteKey = std::tuple<const char*, uint_least32_t, uint_least32_t>;
+
+absl::flat_hash_map<SiteKey, SiteRecord>& ThreadSiteRecords() {
+  thread_local absl::flat_hash_map<SiteKey, SiteRecord> records;
+  return records;
+}
+
+// Whether `node` is one of `operands`' nodes or their operands. An expression nested in
+// another can start at the same column (in `a - b + c` both ops are recorded at a's), so
+// a site recording again over its own recent result is one statement, not a loop.
+bool IsNearOperand(const ir::Node* node, const std::vector<Array>& operands) {
+  for (const Array& a : operands) {
+    const ir::Node* o = a.impl() ? a.impl()->node.get() : nullptr;
+    if (o == nullptr) continue;
+    if (o == node) return true;
+    for (const ir::NodeRef& oo : o->operands()) {
+      if (oo.get() == node) return true;
+    }
+  }
+  return false;
+}
+
+SiteKey CurrentSiteKey() {
+  return {t_recording_site->file_name(), t_recording_site->line(), t_recording_site->column()};
+}
 
 // gpuc's own front-end sources all live beside this file; a site inside them is not user code.
 bool IsInsideGpuc(const std::source_location& site) {
@@ -33,6 +74,7 @@ bool IsInsideGpuc(const std::source_location& site) {
 ScopedRecordingSite::ScopedRecordingSite(const std::source_location& site) {
   if (t_recording_site != nullptr || IsInsideGpuc(site)) return;
   t_recording_site = &site;
+  ++t_user_call;
   installed_ = true;
 }
 
@@ -62,6 +104,16 @@ void ThrowInvalid(const std::string& message) {
 
 Array Record(ir::OpCode op, const std::vector<Array>& operands, ir::Attributes attrs,
              std::optional<ir::TensorType> requested) {
+  if (t_recording_site != nullptr) {
+    auto it = ThreadSiteRecords().find(CurrentSiteKey());
+    std::shared_ptr<const ir::Node> previous;
+    if (it != ThreadSiteRecords().end() && it->second.call != t_user_call &&
+        (previous = it->second.node.lock()) && !IsNearOperand(previous.get(), operands)) {
+      bool traced = false;
+      for (const Array& a : operands) traced = traced || ImplOf(a, ir::OpName(op).data()).traced;
+      if (!traced) EvaluateLoopStep(CurrentRecordingSiteText());
+    }
+  }
   std::vector<ir::TensorType> types;
   std::vector<ir::NodeRef> nodes;
   std::vector<const ArrayImpl*> impls;
@@ -84,7 +136,9 @@ Array Record(ir::OpCode op, const std::vector<Array>& operands, ir::Attributes a
   }
   ir::NodeRef node = ir::Node::Create(op, *std::move(type), std::move(nodes), std::move(attrs),
                                       /*name=*/"", CurrentRecordingSiteText());
+  if (t_recording_site != nullptr) ThreadSiteRecords()[CurrentSiteKey()] = {t_user_call, node};
   std::shared_ptr<ArrayImpl> impl = MakePending(std::move(node), impls);
+  NotePending(impl);
   EvaluateIfPastLimits(*impl);
   return Array(std::move(impl));
 }
@@ -168,11 +222,43 @@ DType WeakDType(ir::OpCode op, const Scalar& s, DType array_dtype) {
 
 }  // namespace
 
+namespace {
+
+// Whether a scalar of this value is a runtime value (decision 11): an argument of the plan, not
+// part of its structure. Zero and one stay constants, because the rewrites that depend on a
+// value (x + 0, x * 1, x / 1, x | 0) fire only on them: a plan specializes on exactly the
+// values that change its code, and the structural key sees them as constants.
+bool IsRuntimeValue(const ir::WideValue& v) {
+  switch (v.domain) {
+    case ir::DTypeKind::kSigned:
+      return v.i != 0 && v.i != 1;
+    case ir::DTypeKind::kUnsigned:
+      return v.u != 0 && v.u != 1;
+    case ir::DTypeKind::kFloat:
+      return v.f != 0 && v.f != 1;
+    default:
+      return false;  // bool has no other values; complex scalars stay constants
+  }
+}
+
+}  // namespace
+
 Array Constant(const Scalar& value, DType dtype, const Shape& shape) {
   ir::Attributes attrs;
   attrs.Set("value", ScalarAttrValue(value));
-  return Record(ir::OpCode::kConstant, {}, std::move(attrs),
-                ir::TensorType{ToIr(dtype), ToIrShape(shape)});
+  ir::TensorType type{ToIr(dtype), ToIrShape(shape)};
+  if (type.shape.rank() == 0) {
+    // A C++ scalar or gpuc::scalar(v) changes from one loop iteration to the next: it is
+    // recorded as a stored 0-d array, which evaluation passes to the plan as an input, so
+    // the plan and its kernels are found by structure whatever the value.
+    const ir::WideValue converted = ir::ConvertTo(type.dtype, *ir::ScalarAttribute(attrs));
+    if (IsRuntimeValue(converted)) {
+      ir::HostTensor tensor(type);
+      ir::StoreElement(type.dtype, tensor.element(0), converted);
+      return Array(MakeEvaluated(std::move(tensor)));
+    }
+  }
+  return Record(ir::OpCode::kConstant, {}, std::move(attrs), std::move(type));
 }
 
 std::vector<Array> ResolveOperands(ir::OpCode op, const std::vector<const Operand*>& operands) {

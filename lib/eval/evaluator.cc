@@ -135,6 +135,55 @@ void EvaluateForRead(ArrayImpl& impl, absl::string_view reader) {
   Log(EvalRecord::Reason::kRead, std::move(what));
 }
 
+namespace {
+
+// Pending arrays recorded on this thread since its last loop-step cut. Dead entries are
+// dropped whenever the list doubles, so straight-line code that never repeats a statement
+// keeps it at twice the arrays alive.
+struct PendingRegistry {
+  std::vector<std::weak_ptr<ArrayImpl>> arrays;
+  size_t compact_at = 1024;
+};
+
+PendingRegistry& ThreadPending() {
+  thread_local PendingRegistry registry;
+  return registry;
+}
+
+}  // namespace
+
+void NotePending(const std::shared_ptr<ArrayImpl>& impl) {
+  if (impl->traced) return;
+  PendingRegistry& r = ThreadPending();
+  r.arrays.push_back(impl);
+  if (r.arrays.size() < r.compact_at) return;
+  std::erase_if(r.arrays, [](const std::weak_ptr<ArrayImpl>& w) {
+    std::shared_ptr<ArrayImpl> a = w.lock();
+    return !a || a->evaluated();
+  });
+  r.compact_at = std::max<size_t>(1024, 2 * r.arrays.size());
+}
+
+void EvaluateLoopStep(absl::string_view site) {
+  PendingRegistry& r = ThreadPending();
+  std::vector<std::shared_ptr<ArrayImpl>> alive;  // held until evaluation is done
+  std::vector<ArrayImpl*> targets;
+  for (const std::weak_ptr<ArrayImpl>& w : r.arrays) {
+    std::shared_ptr<ArrayImpl> a = w.lock();
+    if (!a || a->evaluated() || a->traced) continue;
+    targets.push_back(a.get());
+    alive.push_back(std::move(a));
+  }
+  r.arrays.clear();
+  r.compact_at = 1024;
+  if (targets.empty()) return;
+  std::string what = absl::StrCat("loop step: ", site,
+                                  " records again while its last result is pending: evaluated ",
+                                  targets.size(), " pending array", targets.size() == 1 ? "" : "s");
+  EvaluateArrays(targets);
+  Log(EvalRecord::Reason::kLoopStep, std::move(what));
+}
+
 void EvaluateIfPastLimits(ArrayImpl& impl) {
   if (impl.traced || impl.evaluated()) return;
   const int64_t max_depth = g_max_depth.load(std::memory_order_relaxed);

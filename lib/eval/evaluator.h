@@ -32,6 +32,15 @@ void EvaluateForRead(ArrayImpl& impl, absl::string_view reader);
 /// Evaluates `impl` if its pending graph passed the auto-evaluation limits; logged.
 void EvaluateIfPastLimits(ArrayImpl& impl);
 
+/// Remembers a pending array recorded on this thread: a loop-step cut evaluates the ones
+/// still alive (the loop's carried state, named or written, evaluated or not by the user).
+void NotePending(const std::shared_ptr<ArrayImpl>& impl);
+/// A loop step ended: the statement at `site` is recording again while what it recorded the
+/// previous time is still pending. Evaluates every pending array of this thread that is still
+/// alive, together as one plan, so a literal NumPy loop with no eval() runs one plan per step
+/// (the same plan every step); logged.
+void EvaluateLoopStep(absl::string_view site);
+
 /// A stored value as evaluation passes it around.
 using BufferRef = exec::BufferRef;
 

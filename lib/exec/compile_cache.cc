@@ -4,7 +4,14 @@
 #include <dlfcn.h>
 #include <sys/stat.h>
 
+#include "gpuc/evaluation.h"
+
 namespace gpuc::exec {
+
+ProcessCompileCounters& ProcessCounters() {
+  static auto* counters = new ProcessCompileCounters;  // never destroyed: kernels run at exit
+  return *counters;
+}
 
 codegen::DiskCache* DiskCacheFor(const Options& options) {
   if (!options.disk_cache) return nullptr;
@@ -35,3 +42,13 @@ std::string GpucBuildId() {
 }
 
 }  // namespace gpuc::exec
+
+namespace gpuc {
+
+KernelCompileStats kernel_compile_stats() {
+  const exec::ProcessCompileCounters& c = exec::ProcessCounters();
+  return {c.compiles.load(), c.disk_hits.load(), c.memory_hits.load(),
+          c.compile_microseconds.load()};
+}
+
+}  // namespace gpuc

@@ -15,6 +15,7 @@
 #ifndef GPUC_LIB_EXEC_COMPILE_CACHE_H_
 #define GPUC_LIB_EXEC_COMPILE_CACHE_H_
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -37,6 +38,16 @@ struct CompileStats {
   int64_t compiles = 0;              // compiled
   int64_t compile_microseconds = 0;  // spent compiling (not loading)
 };
+
+/// Counts over every compile cache of the process (every target, every option set): what
+/// gpuc::kernel_compile_stats() reports, so a program can see that a loop stops compiling.
+struct ProcessCompileCounters {
+  std::atomic<int64_t> memory_hits{0};
+  std::atomic<int64_t> disk_hits{0};
+  std::atomic<int64_t> compiles{0};
+  std::atomic<int64_t> compile_microseconds{0};
+};
+ProcessCompileCounters& ProcessCounters();
 
 /// The disk kernel cache the options name, shared by every target in the process; null when
 /// the options turn it off.
@@ -65,6 +76,7 @@ class CompileCache {
     std::lock_guard<std::mutex> lock(mutex_);
     if (auto it = compiled_.find(memory_key); it != compiled_.end()) {
       ++stats_.memory_hits;
+      ++ProcessCounters().memory_hits;
       return it->second.get();
     }
     if (auto it = not_compilable_.find(memory_key); it != not_compilable_.end()) {
@@ -78,6 +90,7 @@ class CompileCache {
         absl::StatusOr<std::unique_ptr<Compiled>> loaded = load(*artifact);
         if (loaded.ok()) {
           ++stats_.disk_hits;
+          ++ProcessCounters().disk_hits;
           ready = *std::move(loaded);
         } else {
           disk->Remove(disk_key);  // evicted, then compiled again below
@@ -93,10 +106,13 @@ class CompileCache {
         }
         return artifact.status();
       }
+      const int64_t microseconds = std::chrono::duration_cast<std::chrono::microseconds>(
+                                       std::chrono::steady_clock::now() - start)
+                                       .count();
       ++stats_.compiles;
-      stats_.compile_microseconds += std::chrono::duration_cast<std::chrono::microseconds>(
-                                         std::chrono::steady_clock::now() - start)
-                                         .count();
+      stats_.compile_microseconds += microseconds;
+      ++ProcessCounters().compiles;
+      ProcessCounters().compile_microseconds += microseconds;
       if (disk) disk->Store(disk_key, *artifact);
       absl::StatusOr<std::unique_ptr<Compiled>> loaded = load(*artifact);
       if (!loaded.ok()) return loaded.status();

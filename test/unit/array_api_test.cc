@@ -105,7 +105,11 @@ TEST(ArrayApi, DeepGraphsAreCutAtTheDepthLimit) {
   set_auto_eval_limits({64, 1 << 20});
   clear_eval_log();
   Array x = zeros({3});
-  for (int i = 0; i < 200; ++i) x = x + 1;
+  // An evaluated operand: a C++ scalar recorded at the loop's site would end each iteration
+  // as a loop step (ArrayApi.ALoopWithoutEvalRunsOnePlanPerStep).
+  Array one = ones({3});
+  one.eval();
+  for (int i = 0; i < 200; ++i) x = x + one;
   EXPECT_EQ(x.to_host<double>(), (std::vector<double>{200, 200, 200}));
   int cuts = 0;
   for (const EvalRecord& r : eval_log()) cuts += r.reason == EvalRecord::Reason::kDepthLimit;

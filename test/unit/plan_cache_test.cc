@@ -81,38 +81,47 @@ TEST_F(PlanCacheTest, SharedOperandsAreNotConfusedWithDistinctOnes) {
   EXPECT_EQ(plan_cache_stats().misses, 2);
 }
 
-TEST_F(PlanCacheTest, ConstantsShapesAndDtypesArePartOfTheStructure) {
+TEST_F(PlanCacheTest, ScalarValuesAreArgumentsWhileShapesAndDtypesAreStructure) {
   Array a = array(RandomValues(6, 4));
   const std::vector<double> av = a.to_host<double>();
-  for (double c : {2.0, 3.0}) {
+  for (double c : {2.0, 3.0, -7.25}) {
     const std::vector<double> got = (a * c).to_host<double>();
     for (size_t i = 0; i < av.size(); ++i) EXPECT_DOUBLE_EQ(got[i], av[i] * c);
   }
+  EXPECT_EQ(plan_cache_stats().misses, 1);  // one plan, run with three values
+  EXPECT_EQ(plan_cache_stats().hits, 2);
+  // gpuc::scalar is a value too, and so is an integer scalar.
+  for (int64_t c : {5, 9}) {
+    const std::vector<double> got = (a * gpuc::scalar(c)).to_host<double>();
+    for (size_t i = 0; i < av.size(); ++i) EXPECT_DOUBLE_EQ(got[i], av[i] * static_cast<double>(c));
+  }
   EXPECT_EQ(plan_cache_stats().misses, 2);
+  // x * 1 is x: the plan specializes on the values a rewrite depends on.
+  const std::vector<double> same = (a * 1.0).to_host<double>();
+  EXPECT_EQ(same, av);
+  EXPECT_EQ(plan_cache_stats().misses, 3);
   const std::vector<double> longer = (array(RandomValues(7, 5)) * 2.0).to_host<double>();
   EXPECT_EQ(longer.size(), 7u);
   const std::vector<double> narrow = (a.astype(float32) * 2.0).to_host<double>();
   for (size_t i = 0; i < av.size(); ++i) {
     EXPECT_FLOAT_EQ(static_cast<float>(narrow[i]), static_cast<float>(av[i]) * 2.0f);
   }
-  const PlanCacheStats stats = plan_cache_stats();
-  EXPECT_EQ(stats.misses, 4);
-  EXPECT_EQ(stats.hits, 0);
+  EXPECT_EQ(plan_cache_stats().misses, 5);
 }
 
 TEST_F(PlanCacheTest, TheCapacityBoundsTheEntriesAndZeroTurnsItOff) {
   Array a = array(RandomValues(4, 6));
-  // One recording site for all: the site is part of the structure.
-  auto shifted = [&](double c) { return (a + c).eval(); };
+  // One recording site for all: the site is part of the structure; the length changes it.
+  auto shifted = [&](int64_t n) { return (a(Slice(0, n)) + 2.5).eval(); };
   set_plan_cache_capacity(2);
-  for (double c : {1.0, 2.0, 3.0, 4.0}) shifted(c);
+  for (int64_t n : {1, 2, 3, 4}) shifted(n);
   EXPECT_EQ(plan_cache_stats().entries, 2);
-  shifted(4.0);  // the most recent one is still held
+  shifted(4);  // the most recent one is still held
   EXPECT_EQ(plan_cache_stats().hits, 1);
   set_plan_cache_capacity(0);
   EXPECT_EQ(plan_cache_stats().entries, 0);
-  const std::vector<double> got = shifted(4.0).to_host<double>();
-  EXPECT_DOUBLE_EQ(got[0], a.to_host<double>()[0] + 4.0);
+  const std::vector<double> got = shifted(4).to_host<double>();
+  EXPECT_DOUBLE_EQ(got[0], a.to_host<double>()[0] + 2.5);
   EXPECT_EQ(plan_cache_stats().entries, 0);
   const std::string error = test::ErrorOf([] { set_plan_cache_capacity(-1); });
   EXPECT_TRUE(absl::StrContains(error, "set_plan_cache_capacity")) << error;

@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+"""bench/loops/numpy_loops.py — issue 31's loop programs in NumPy, as their users write them.
+
+The same programs as bench/loops/loop_programs.cc, on the same closed-formula inputs. Prints
+one JSON line per program (the cold first call and the median of --repeat warm calls);
+--check DIR compares each result with DIR/NAME.npy written by `bench_loops --save DIR`.
+Run it with /usr/bin/python3 (Debian's NumPy beside the same OpenBLAS).
+"""
+import argparse
+import json
+import os
+import sys
+import time
+
+import numpy as np
+
+
+def wave(shape, seed):
+    count = int(np.prod(shape))
+    k = np.arange(0, count, 1, dtype=np.float64)
+    return np.sin(k * (0.37 + 0.11 * seed) + float(seed)).reshape(shape)
+
+
+def covariance(m, _):
+    n = m
+    data = wave((n, m), 1)
+    data = data - data.mean(axis=0)
+    cov = np.zeros((m, m))
+    for i in range(m):
+        row = data[:, i] @ data[:, i:] / (n - 1.0)
+        cov[i, i:] = row
+        cov[i:, i] = row
+    return cov
+
+
+def thomas(n, nz):
+    a = -1.0 + 0.1 * wave((nz, n, n), 2)
+    b = 4.0 + wave((nz, n, n), 3)
+    c = -1.0 + 0.1 * wave((nz, n, n), 4)
+    d = wave((nz, n, n), 5)
+    cp = np.empty((nz, n, n))
+    dp = np.empty((nz, n, n))
+    cp[0] = c[0] / b[0]
+    dp[0] = d[0] / b[0]
+    for k in range(1, nz):
+        denom = b[k] - a[k] * cp[k - 1]
+        cp[k] = c[k] / denom
+        dp[k] = (d[k] - a[k] * dp[k - 1]) / denom
+    x = np.empty((nz, n, n))
+    x[nz - 1] = dp[nz - 1]
+    for k in range(nz - 2, -1, -1):
+        x[k] = dp[k] - cp[k] * x[k + 1]
+    return x
+
+
+def stencil1d(n, steps):
+    u = wave((n,), 6)
+    dt = 0.4 / steps
+    for t in range(steps):
+        u[0] = np.sin(0.05 * t)
+        u[1:-1] = u[1:-1] + dt * t * (u[:-2] - 2.0 * u[1:-1] + u[2:])
+    return u
+
+
+def stencil2d(n, steps):
+    u = wave((n, n), 7)
+    dt = 0.2 / steps
+    for t in range(steps):
+        u[0] = np.sin(0.05 * t)
+        u[1:-1, 1:-1] = u[1:-1, 1:-1] + dt * t * (
+            u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:] - 4.0 * u[1:-1, 1:-1])
+    return u
+
+
+def nbody(n, steps):
+    pos = wave((n, 3), 8)
+    vel = 0.1 * wave((n, 3), 9)
+    mass = 1.0 + 0.5 * wave((n,), 10)
+    energy = np.zeros(steps)
+    dt, eps2 = 0.001, 0.01
+    for t in range(steps):
+        d = pos[None, :, :] - pos[:, None, :]
+        r2 = (d * d).sum(-1) + eps2
+        inv3 = r2 ** -1.5
+        acc = (d * (inv3 * mass[None, :])[:, :, None]).sum(1)
+        vel = vel + dt * acc
+        pos = pos + dt * vel
+        kinetic = 0.5 * (mass * (vel * vel).sum(1)).sum()
+        potential = -0.5 * (mass[:, None] * mass[None, :] / np.sqrt(r2)).sum()
+        energy[t] = kinetic + potential
+    return energy
+
+
+def mandelbrot(n, iterations):
+    x = np.linspace(-2.0, 0.6, n)
+    y = np.linspace(-1.2, 1.2, n)
+    cr = np.broadcast_to(x[None, :], (n, n))
+    ci = np.broadcast_to(y[:, None], (n, n))
+    zr = np.zeros((n, n))
+    zi = np.zeros((n, n))
+    counts = np.full((n, n), iterations, dtype=np.int64)
+    for i in range(iterations):
+        next_r = zr * zr - zi * zi + cr
+        zi = 2.0 * zr * zi + ci
+        zr = next_r
+        escaped = (zr * zr + zi * zi > 4.0) & (counts == iterations)
+        counts[escaped] = i
+        zr = np.where(escaped, 0.0, zr)
+        zi = np.where(escaped, 0.0, zi)
+    return counts
+
+
+def convolution(n, _):
+    k = 5
+    image = wave((n, n), 11)
+    weights = wave((k, k), 12)
+    out_n = n - k + 1
+    out = np.zeros((out_n, out_n))
+    for i in range(out_n):
+        for j in range(out_n):
+            out[i, j] = (image[i:i + k, j:j + k] * weights).sum()
+    return out
+
+
+PROGRAMS = [  # name, function, size, iterations (bench/loops/loop_programs.cc)
+    ("covariance", covariance, 256, 256),
+    ("thomas", thomas, 128, 64),
+    ("stencil1d", stencil1d, 65536, 500),
+    ("stencil2d", stencil2d, 256, 200),
+    ("nbody", nbody, 256, 50),
+    ("mandelbrot", mandelbrot, 256, 64),
+    ("convolution", convolution, 40, 1),
+]
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--program")
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--check", metavar="DIR")
+    args = parser.parse_args()
+    failed = False
+    for name, fn, size, iterations in PROGRAMS:
+        if args.program and name != args.program:
+            continue
+        start = time.perf_counter()
+        result = fn(size, iterations)
+        cold = time.perf_counter() - start
+        warm = []
+        for _ in range(args.repeat):
+            start = time.perf_counter()
+            fn(size, iterations)
+            warm.append(time.perf_counter() - start)
+        line = {"program": name, "impl": "numpy " + np.__version__, "size": size,
+                "iterations": iterations, "cold_s": cold, "warm_s": sorted(warm)[len(warm) // 2]}
+        if args.check:
+            got = np.load(os.path.join(args.check, name + ".npy"))
+            if got.dtype.kind == "f":
+                err = float(np.max(np.abs(got - result)) / max(1.0, np.max(np.abs(result))))
+                line["max_rel_error"] = err
+                ok = err <= 1e-9
+            else:
+                line["mismatches"] = int(np.sum(got != result))
+                ok = line["mismatches"] == 0
+            line["matches_gpuc"] = ok
+            failed = failed or not ok
+        print(json.dumps(line), flush=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    with np.errstate(over="ignore", invalid="ignore"):
+        sys.exit(main())
