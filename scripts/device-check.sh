@@ -12,8 +12,9 @@
 #           cold compile and warm cache load) beside CuPy (bench/gpu/user_kernel_peers.py);
 #   writes: the write, array-index, counting and plan-cache tests on the GPU, and
 #           bench_gpu --loop (a C++ time loop, plan cache on and off);
-#   science: the scientific workloads of bench/science/ beside CuPy and JAX.
-# Usage there: bash scripts/device-check.sh tests|bench|library|user-kernels|writes|science
+#   science: the scientific workloads of bench/science/ beside CuPy and JAX;
+#   loops: issue 31's loop programs (bench/loops/) on the GPU and the host, NumPy beside.
+# Usage there: bash scripts/device-check.sh tests|bench|library|user-kernels|writes|science|loops
 # [--quick]; logs
 # go to $OUT.
 set -uo pipefail
@@ -51,6 +52,11 @@ if [ "$mode" = tests ]; then
     "$bin/gpuc" "$f" --run --target=interp --show=3 > /tmp/interp.txt 2>&1
     echo "== $f"; tail -n +2 /tmp/gpu.txt | head -8
   done
+elif [ "$mode" = loops ]; then
+  # Issue 31's loop programs on the GPU (kernels compiled, cold and warm), then on the host
+  # of the same machine, and NumPy's time and check beside them.
+  GPUC_CACHE_DIR=/tmp/gpuc-cache-loops bash bench/loops/run.sh "$bin/bench_loops" "$out/loops-gpu"
+  GPUC_BACKEND=host bash bench/loops/run.sh "$bin/bench_loops" "$out/loops-host" | grep gpuc
 elif [ "$mode" = user-kernels ]; then
   timeout 240 "$bin/bench_gpu" --user-kernels $quick | tee "$out/user-kernels-bench.jsonl"
   timeout 300 python3 bench/gpu/user_kernel_peers.py $quick | tee -a "$out/user-kernels-bench.jsonl"

@@ -1,9 +1,12 @@
 //===- gpuc/evaluation.h - When recorded graphs run -----------------------===//
 //
 // Arrays are evaluated on demand: explicitly (Array::eval, gpuc::eval), when their data is read,
-// or automatically when a pending graph grows past a depth or size limit (a loop that records
-// 10^6 steps must not build a 10^6-node graph). Every automatic evaluation is logged with its
-// reason; set GPUC_EXPLAIN=1 to print each one to stderr as it happens.
+// or automatically: when a statement records again while what it recorded the previous time is
+// still pending (the next iteration of a loop: every pending array still alive is evaluated
+// together, so a literal NumPy loop with no eval() runs one plan per step), and when a pending
+// graph grows past a depth or size limit (a loop that records 10^6 steps must not build a
+// 10^6-node graph). Every automatic evaluation is logged with its reason; set GPUC_EXPLAIN=1
+// to print each one to stderr as it happens.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GPUC_EVALUATION_H_
@@ -47,9 +50,11 @@ void set_auto_eval_limits(AutoEvalLimits limits);
 /// Evaluation keeps the fused, compiled plan of each graph it runs, keyed by the graph's
 /// structure (its ops, types, attributes, wiring and recording sites, but not the arrays it
 /// reads), so a loop that records the same step every iteration plans and compiles it once;
-/// later steps cost a lookup and the launches. A scalar that changes every step (`x * t`
-/// with a new `t`) is part of the structure, so such a step is planned anew each time; pass
-/// it as a 0-d array instead.
+/// later steps cost a lookup and the launches. Values are not structure (decision 11): a C++
+/// scalar or gpuc::scalar that changes every step (`x * t` with a new `t`) is an input of the
+/// plan, except 0 and 1, on which rewrites (x + 0, x * 1) specialize the plan; slice and
+/// subscript positions are arguments of the compiled kernels, so a loop over a moving window
+/// plans per position but compiles its kernels once.
 struct PlanCacheStats {
   int64_t hits = 0;      // evaluations that found their plan
   int64_t misses = 0;    // evaluations that planned (and stored) a new one

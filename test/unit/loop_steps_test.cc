@@ -1,0 +1,165 @@
+//===- loop_steps_test.cc - Loops compile once: values are arguments, steps are cuts ===//
+//
+// Issue 31: a NumPy loop whose scalars, subscripts and slice bounds change every iteration
+// must plan and compile by structure (decision 11), and the literal loop with no eval() must
+// run one plan per step. Every result here is checked against the same loop on plain doubles.
+//
+//===----------------------------------------------------------------------===//
+#include <cmath>
+#include <random>
+
+#include <gtest/gtest.h>
+
+#include "gpuc/gpuc.h"
+
+namespace gpuc {
+namespace {
+
+std::vector<double> RandomValues(int64_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  std::vector<double> v(static_cast<size_t>(n));
+  for (double& x : v) x = u(rng);
+  return v;
+}
+
+int LoopStepCuts() {
+  int cuts = 0;
+  for (const EvalRecord& r : eval_log()) cuts += r.reason == EvalRecord::Reason::kLoopStep;
+  return cuts;
+}
+
+class LoopStepsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    clear_plan_cache();
+    clear_eval_log();
+  }
+};
+
+// u[0] = sin(0.05 t); u[1:-1] += (dt t) * (u[:-2] - 2 u[1:-1] + u[2:]), with no eval().
+void StencilSteps(Array& u, int64_t first, int64_t steps, double dt) {
+  for (int64_t t = first; t < first + steps; ++t) {
+    u(0) = std::sin(0.05 * static_cast<double>(t));
+    u(Slice(1, -1)) =
+        u(Slice(1, -1)) +
+        dt * static_cast<double>(t) * (u(Slice(0, -2)) - 2.0 * u(Slice(1, -1)) + u(Slice(2, none)));
+  }
+}
+
+void StencilReference(std::vector<double>& u, int64_t first, int64_t steps, double dt) {
+  for (int64_t t = first; t < first + steps; ++t) {
+    u[0] = std::sin(0.05 * static_cast<double>(t));
+    std::vector<double> next = u;
+    for (size_t i = 1; i + 1 < u.size(); ++i) {
+      next[i] = u[i] + dt * static_cast<double>(t) * (u[i - 1] - 2.0 * u[i] + u[i + 1]);
+    }
+    u = next;
+  }
+}
+
+TEST_F(LoopStepsTest, ALiteralLoopWithoutEvalRunsOnePlanPerStepWhateverItsScalarsDo) {
+  const std::vector<double> start = RandomValues(257, 1);
+  Array u = array(start);
+  std::vector<double> want = start;
+  const double dt = 0.4 / 80;
+  StencilSteps(u, 0, 40, dt);
+  StencilReference(want, 0, 40, dt);
+  std::vector<double> got = u.to_host<double>();  // the last step, read
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-12) << i;
+  const int64_t plans = plan_cache_stats().misses;
+  const int64_t compiled = kernel_compile_stats().compiled;
+  // Each step is cut when its first statement records again: 39 cuts, then the read.
+  EXPECT_GE(LoopStepCuts(), 39);
+  // t = 0 and 1 (the values that stay constants), then one plan every step; the read.
+  EXPECT_LE(plans, 5);
+  StencilSteps(u, 40, 40, dt);
+  StencilReference(want, 40, 40, dt);
+  got = u.to_host<double>();
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-12) << i;
+  EXPECT_EQ(plan_cache_stats().misses, plans) << "40 more steps planned again";
+  EXPECT_EQ(kernel_compile_stats().compiled, compiled) << "40 more steps compiled again";
+}
+
+TEST_F(LoopStepsTest, EveryKindOfScalarIsAnArgument) {
+  const std::vector<double> av = RandomValues(33, 2);
+  Array a = array(av);
+  for (int k = 2; k < 8; ++k) {
+    const double c = 0.37 * k;
+    const float f = 1.5f * static_cast<float>(k);
+    Array r = a * c + gpuc::scalar(c * c) - static_cast<int64_t>(k) + f;
+    const std::vector<double> got = r.to_host<double>();
+    for (size_t i = 0; i < av.size(); ++i) {
+      EXPECT_DOUBLE_EQ(got[i], av[i] * c + c * c - k + static_cast<double>(f)) << k;
+    }
+  }
+  EXPECT_EQ(plan_cache_stats().misses, 1);
+  EXPECT_EQ(plan_cache_stats().hits, 5);
+  // An int32 array keeps int32 with a weak integer scalar, and the value is still checked
+  // against the dtype at record time (NEP 50).
+  Array ints = array(std::vector<int32_t>{1, 2, 3});
+  EXPECT_EQ((ints * 7).dtype(), int32);
+  EXPECT_THROW((void)(array(std::vector<int8_t>{1}) + 300), Error);
+}
+
+TEST_F(LoopStepsTest, AMovingWindowAndAWrittenRowCompileTheirKernelsOnce) {
+  const int64_t n = 24, w = 5;
+  const std::vector<double> av = RandomValues(n, 3);
+  const std::vector<double> bv = RandomValues(n * n, 4);
+  Array a = array(av);
+  Array grid = array(bv, Shape{n, n});
+  std::vector<double> want = bv;
+  int64_t compiled_after_two = 0;
+  for (int64_t i = 0; i + w <= n; ++i) {
+    // A window sum written into row i, from column i on: offsets and extents change.
+    Array s = gpuc::sum(a(Slice(i, i + w)) * 2.5);
+    grid(i, Slice(i, none)) = grid(i, Slice(i, none)) + s;
+    grid.eval();
+    double sum = 0;
+    for (int64_t k = i; k < i + w; ++k) sum += av[k] * 2.5;
+    for (int64_t j = i; j < n; ++j) want[i * n + j] += sum;
+    if (i == 2) compiled_after_two = kernel_compile_stats().compiled;
+  }
+  EXPECT_EQ(kernel_compile_stats().compiled, compiled_after_two)
+      << "a new window position compiled a new kernel";
+  const std::vector<double> got = grid.to_host<double>();
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-12) << i;
+}
+
+TEST_F(LoopStepsTest, ACarriedArrayThatIsWrittenButNeverEvaluatedIsCutEveryStep) {
+  // A forward sweep over planes, as the Thomas algorithm's: each plane reads the last one.
+  const int64_t planes = 12, n = 6;
+  const std::vector<double> cv = RandomValues(planes * n, 5);
+  Array c = array(cv, Shape{planes, n});
+  Array x = gpuc::zeros({planes, n});
+  x(0) = c(0);
+  std::vector<double> want(cv.begin(), cv.begin() + n);
+  want.resize(planes * n);
+  for (int64_t k = 1; k < planes; ++k) {
+    x(k) = c(k) - 0.5 * x(k - 1);
+    for (int64_t j = 0; j < n; ++j) want[k * n + j] = cv[k * n + j] - 0.5 * want[(k - 1) * n + j];
+  }
+  EXPECT_GE(LoopStepCuts(), planes - 3);
+  const std::vector<double> got = x.to_host<double>();
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-12) << i;
+}
+
+TEST_F(LoopStepsTest, StraightLineCodeAndNestedExpressionsAreNotLoopSteps) {
+  Array a = array(RandomValues(16, 6));
+  Array b = array(RandomValues(16, 7));
+  Array c = array(RandomValues(16, 8));
+  // Both subtractions and the addition are recorded at a's column.
+  Array y = a - b - c + a * 3.0 - b;
+  Array z = (a - b) * (a - c) + y;
+  z.eval();
+  EXPECT_EQ(LoopStepCuts(), 0);
+  const std::vector<double> av = a.to_host<double>(), bv = b.to_host<double>(),
+                            cv = c.to_host<double>(), zv = z.to_host<double>();
+  for (size_t i = 0; i < av.size(); ++i) {
+    const double yi = av[i] - bv[i] - cv[i] + av[i] * 3.0 - bv[i];
+    EXPECT_NEAR(zv[i], (av[i] - bv[i]) * (av[i] - cv[i]) + yi, 1e-12);
+  }
+}
+
+}  // namespace
+}  // namespace gpuc
