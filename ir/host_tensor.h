@@ -46,6 +46,7 @@ class HostTensor {
     t.size_in_bytes_ = type.shape.num_elements() * DTypeSize(type.dtype);
     t.type_ = std::move(type);
     t.bytes_ = std::shared_ptr<std::byte[]>(std::move(owner), data);
+    t.wrapped_ = true;
     return t;
   }
 
@@ -70,6 +71,10 @@ class HostTensor {
   int64_t size_in_bytes() const { return size_in_bytes_; }
 
   std::byte* data() const { return bytes_.get(); }
+  /// Whether this tensor is the only owner of its bytes, which it allocated itself (not a
+  /// view of another tensor's storage, of an arena or of memory imported through DLPack):
+  /// evaluation may then write into them in place once nothing else reads them.
+  bool OwnsStorageAlone() const { return !wrapped_ && bytes_ && bytes_.use_count() == 1; }
   std::byte* element(int64_t i) const { return bytes_.get() + i * DTypeSize(type_.dtype); }
 
   /// Typed view of the storage; T must match the dtype's layout (uint16_t for f16/bf16).
@@ -82,6 +87,7 @@ class HostTensor {
   TensorType type_;
   int64_t size_in_bytes_ = 0;
   std::shared_ptr<std::byte[]> bytes_;
+  bool wrapped_ = false;  // storage owned elsewhere (Wrap)
 };
 
 }  // namespace gpuc::ir

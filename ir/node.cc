@@ -66,4 +66,10 @@ Node::~Node() {
   }
 }
 
+bool IsInPlaceWrite(const Node& node) {
+  if (node.op() != OpCode::kUpdateSlice) return false;
+  const bool* in_place = node.attrs().Get<bool>("in_place");
+  return in_place != nullptr && *in_place;
+}
+
 }  // namespace gpuc::ir

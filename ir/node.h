@@ -103,6 +103,11 @@ class Node {
   std::shared_ptr<const Binding> binding_;
 };
 
+/// Whether `node` is an update_slice that writes its region into its old value's storage
+/// (attribute in_place = true, set by evaluation when that storage was donated): a kernel
+/// boundary, run by the host back end as a region copy.
+bool IsInPlaceWrite(const Node& node);
+
 }  // namespace gpuc::ir
 
 #endif  // GPUC_IR_NODE_H_

@@ -16,6 +16,9 @@ absl::Span<const absl::string_view> AllowedAttributes(OpCode op) {
   static constexpr absl::string_view kReduction[] = {"axes", "keepdims"};
   static constexpr absl::string_view kTranspose[] = {"perm"};
   static constexpr absl::string_view kSlice[] = {"start", "stop", "step"};
+  // in_place: evaluation found that nothing else reads the old value's region (its storage
+  // was donated, lib/eval/in_place_writes.h); the host then writes only the region.
+  static constexpr absl::string_view kUpdateSlice[] = {"start", "stop", "step", "in_place"};
   static constexpr absl::string_view kAxis[] = {"axis"};
   static constexpr absl::string_view kScatter[] = {"axis", "combiner", "wrap"};
   static constexpr absl::string_view kPad[] = {"low", "high", "value"};
@@ -43,8 +46,9 @@ absl::Span<const absl::string_view> AllowedAttributes(OpCode op) {
     case OpCode::kTranspose:
       return kTranspose;
     case OpCode::kSlice:
-    case OpCode::kUpdateSlice:
       return kSlice;
+    case OpCode::kUpdateSlice:
+      return kUpdateSlice;
     case OpCode::kConcatenate:
     case OpCode::kIota:
     case OpCode::kCumSum:

@@ -437,6 +437,15 @@ FusionPlan FusionPlanner::Run() {
   for (auto it = graph_.nodes.rbegin(); it != graph_.nodes.rend(); ++it) {
     const Node* n = it->get();
     const ir::OpKind kind = n->info().kind;
+    if (ir::IsInPlaceWrite(*n)) {
+      // Its region goes into the old value's storage; nothing fuses into it, or the rest
+      // of the array would be written too.
+      const int g = NewGroup(KernelKind::kLibrary);
+      Add(g, n, 1);
+      Decide(absl::StrCat("kernel ", Kernel(g), ": ", Name(n), " writes its region in place over ",
+                          Name(n->operands()[0].get()), ", a kernel boundary"));
+      continue;
+    }
     if (kind == ir::OpKind::kLibrary || kind == ir::OpKind::kScan) {
       const int g =
           NewGroup(kind == ir::OpKind::kLibrary ? KernelKind::kLibrary : KernelKind::kScan);

@@ -12,6 +12,7 @@
 #include "ir/structural_key.h"
 #include "lib/api/recorder.h"
 #include "lib/api/status_to_error.h"
+#include "lib/eval/in_place_writes.h"
 #include "lib/eval/plan_cache.h"
 #include "lib/exec/current_options.h"
 
@@ -81,7 +82,8 @@ namespace {
 
 // The executable for `graph`'s structure with these options: found in the plan cache, or
 // compiled and stored.
-std::shared_ptr<const exec::Executable> FindOrCompile(const ir::Graph& graph) {
+std::shared_ptr<const exec::Executable> FindOrCompile(const ir::Graph& graph,
+                                                      const std::vector<BufferRef>& inputs) {
   // The target of the current options, found once per options snapshot and thread (finding
   // it formats a key; a loop evaluates thousands of times under the same options).
   thread_local std::shared_ptr<const exec::OptionsSnapshot> cached_options;
@@ -93,11 +95,16 @@ std::shared_ptr<const exec::Executable> FindOrCompile(const ir::Graph& graph) {
   }
   exec::Target& target = *cached_target;
   PlanCache& cache = PlanCache::Get();
+  // Writes over storage nothing else can see happen in place (the host back end runs them
+  // as region copies); which ones is part of the plan's identity.
+  absl::flat_hash_set<const ir::Node*> in_place;
+  if (target.name() == "host") in_place = FindInPlaceWrites(graph, inputs);
   std::string key = ir::StructuralKey(graph);
-  absl::StrAppend(&key, "\n", target.name(), " ", snapshot->plan_key);
+  absl::StrAppend(&key, "\n", target.name(), " ", snapshot->plan_key, InPlaceKey(graph, in_place));
   if (std::shared_ptr<const CachedPlan> plan = cache.Find(key)) return plan->executable;
   auto plan = std::make_shared<CachedPlan>();
-  plan->executable = CompileForEvaluation(target, WithUnboundParameters(graph), snapshot->options);
+  plan->executable =
+      CompileForEvaluation(target, WithUnboundParameters(graph, in_place), snapshot->options);
   cache.Insert(key, plan);
   return plan->executable;
 }
@@ -123,7 +130,9 @@ void EvaluateArrays(const std::vector<ArrayImpl*>& targets) {
   if (results.empty()) return;
   ir::Graph graph = ir::Graph::FromResults("eval", {}, results);
   std::vector<BufferRef> inputs = CollectBoundInputs(graph);
-  std::vector<BufferRef> values = RunExecutable(*FindOrCompile(graph), inputs);
+  std::shared_ptr<const exec::Executable> executable = FindOrCompile(graph, inputs);
+  graph = ir::Graph();  // drops the graph's references to donated storage before it is written
+  std::vector<BufferRef> values = RunExecutable(*executable, inputs);
   for (auto& [impl, index] : to_bind) BindResult(*impl, values[index]);
 }
 

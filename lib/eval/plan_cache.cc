@@ -8,7 +8,8 @@
 
 namespace gpuc::detail {
 
-ir::Graph WithUnboundParameters(const ir::Graph& graph) {
+ir::Graph WithUnboundParameters(const ir::Graph& graph,
+                                const absl::flat_hash_set<const ir::Node*>& in_place_writes) {
   absl::flat_hash_map<const ir::Node*, ir::NodeRef> replaced;
   replaced.reserve(graph.params.size() + graph.nodes.size());
   ir::Graph out;
@@ -27,7 +28,15 @@ ir::Graph WithUnboundParameters(const ir::Graph& graph) {
     std::vector<ir::NodeRef> operands;
     operands.reserve(n->operands().size());
     for (const ir::NodeRef& operand : n->operands()) operands.push_back(mapped(operand));
-    ir::NodeRef rebuilt = passes::WithOperands(n, std::move(operands));
+    ir::NodeRef rebuilt;
+    if (in_place_writes.contains(n.get())) {
+      ir::Attributes attrs = n->attrs();
+      attrs.Set("in_place", true);
+      rebuilt = ir::Node::Create(n->op(), n->type(), std::move(operands), std::move(attrs),
+                                 n->name(), n->location());
+    } else {
+      rebuilt = passes::WithOperands(n, std::move(operands));
+    }
     replaced.emplace(n.get(), rebuilt);
     out.nodes.push_back(std::move(rebuilt));
   }

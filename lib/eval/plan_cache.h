@@ -18,6 +18,7 @@
 #include <string>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "gpuc/evaluation.h"
 #include "ir/graph.h"
 #include "lib/eval/evaluator.h"
@@ -31,8 +32,10 @@ struct CachedPlan {
 };
 
 /// `graph` with a fresh unbound parameter in place of each of its parameters, in the same
-/// positions; the body is rebuilt over them, keeping every op, attribute and location.
-ir::Graph WithUnboundParameters(const ir::Graph& graph);
+/// positions; the body is rebuilt over them, keeping every op, attribute and location. The
+/// update_slice nodes in `in_place_writes` get in_place = true (lib/eval/in_place_writes.h).
+ir::Graph WithUnboundParameters(const ir::Graph& graph,
+                                const absl::flat_hash_set<const ir::Node*>& in_place_writes = {});
 
 class PlanCache {
  public:

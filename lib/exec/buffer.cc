@@ -46,4 +46,9 @@ std::vector<BufferRef> BuffersOf(std::vector<ir::HostTensor> tensors) {
   return buffers;
 }
 
+bool Buffer::HostOnlyAndUnshared() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return host_ && !device_ && host_->OwnsStorageAlone();
+}
+
 }  // namespace gpuc::exec

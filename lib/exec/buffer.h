@@ -36,6 +36,9 @@ class Buffer : public ir::Binding {
   /// Forgets the host copy after a user kernel wrote the device copy (gpuc/raw_kernel.h);
   /// the next host read downloads the new values.
   void DiscardHostCopy() const;
+  /// Whether only host memory holds the values and this buffer alone owns it: with no other
+  /// reference to the buffer either, an executable may write into it (a donated input).
+  bool HostOnlyAndUnshared() const;
 
  private:
   mutable std::mutex mutex_;

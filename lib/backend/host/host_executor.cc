@@ -314,6 +314,12 @@ absl::StatusOr<std::vector<ir::HostTensor>> HostExecutor::Run(
           std::lock_guard<std::mutex> lock(impl_->mutex);
           ++(codegen::IsCompilable(*step.kernel) ? impl_->stats.interpreted_kernels
                                                  : impl_->stats.library_steps);
+          for (const ir::NodeRef& m : step.kernel->nodes) {
+            if (!ir::IsInPlaceWrite(*m)) continue;
+            ++impl_->stats.in_place_writes;
+            impl_->stats.in_place_write_bytes +=
+                m->operand(1).shape().num_elements() * ir::DTypeSize(m->dtype());
+          }
         }
         s = InterpretFusedKernel(*step.kernel, values);
       }

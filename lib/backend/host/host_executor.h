@@ -36,6 +36,8 @@ struct HostBackendStats {
   int64_t interpreted_kernels = 0;   // run on the interpreter (no lowering yet)
   int64_t library_steps = 0;         // library ops and scans
   int64_t in_place_outputs = 0;      // outputs planned over an input's storage
+  int64_t in_place_writes = 0;       // update_slices run as region copies into donated storage
+  int64_t in_place_write_bytes = 0;  // the bytes those copies wrote (the regions')
   std::string last_interpreted_reason;
 };
 

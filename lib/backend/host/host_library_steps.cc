@@ -1,12 +1,58 @@
 //===- host_library_steps.cc - Plan steps without a compiled kernel -------===//
 #include "lib/backend/host/host_library_steps.h"
 
+#include <cstring>
+
 #include "ir/interpreter.h"
 #include "lib/backend/host/host_blas.h"
 #include "lib/backend/host/host_fft.h"
 #include "lib/backend/host/host_sparse.h"
 
 namespace gpuc::detail {
+
+namespace {
+
+// Copies `value` into the region of `old`'s storage that update_slice `write` names, and
+// returns that storage as the write's result: the bytes moved are the region's.
+ir::HostTensor WriteRegionInPlace(const ir::Node& write, const ir::HostTensor& old,
+                                  const ir::HostTensor& value) {
+  const std::vector<int64_t>& start = *write.attrs().Get<std::vector<int64_t>>("start");
+  const std::vector<int64_t>& step = *write.attrs().Get<std::vector<int64_t>>("step");
+  const ir::Shape& region = value.shape();
+  const int rank = region.rank();
+  const int64_t item = ir::DTypeSize(old.dtype());
+  std::vector<int64_t> stride(static_cast<size_t>(rank), item);  // bytes, in old's layout
+  for (int d = rank - 2; d >= 0; --d) stride[d] = stride[d + 1] * old.shape()[d + 1];
+  int64_t base = 0;
+  for (int d = 0; d < rank; ++d) base += start[d] * stride[d];
+  const int64_t count = region.num_elements();
+  if (count > 0) {
+    // Row by row along the last axis; a contiguous row is one memcpy.
+    const int64_t row = rank == 0 ? 1 : region[rank - 1];
+    const bool contiguous_rows = rank == 0 || step[rank - 1] == 1;
+    std::vector<int64_t> index(static_cast<size_t>(std::max(rank - 1, 0)), 0);
+    const std::byte* from = value.data();
+    for (int64_t done = 0; done < count; done += row) {
+      int64_t at = base;
+      for (int d = 0; d + 1 < rank; ++d) at += index[d] * step[d] * stride[d];
+      if (contiguous_rows) {
+        std::memcpy(old.data() + at, from, static_cast<size_t>(row * item));
+      } else {
+        const int64_t jump = step[rank - 1] * stride[rank - 1];
+        for (int64_t k = 0; k < row; ++k)
+          std::memcpy(old.data() + at + k * jump, from + k * item, item);
+      }
+      from += row * item;
+      for (int d = rank - 2; d >= 0; --d) {
+        if (++index[d] < region[d]) break;
+        index[d] = 0;
+      }
+    }
+  }
+  return old.SharingStorage(write.type());
+}
+
+}  // namespace
 
 absl::Status InterpretFusedKernel(const passes::FusedKernel& kernel,
                                   PlanValues<ir::HostTensor>& values) {
@@ -20,7 +66,8 @@ absl::Status InterpretFusedKernel(const passes::FusedKernel& kernel,
     // GEMMs through the CPU BLAS, FFTs in O(n log n), CSR products as a typed loop; everything
     // else (and matmuls and products of other dtypes) through the interpreter's definitions.
     absl::StatusOr<ir::HostTensor> value =
-        HostBlasHandles(*m)           ? HostMatmul(*m, *operands[0], *operands[1])
+        ir::IsInPlaceWrite(*m)        ? WriteRegionInPlace(*m, *operands[0], *operands[1])
+        : HostBlasHandles(*m)         ? HostMatmul(*m, *operands[0], *operands[1])
         : m->op() == ir::OpCode::kFft ? HostFft(*m, *operands[0])
         : m->op() == ir::OpCode::kMatmulBias
             ? HostMatmulBias(*m, *operands[0], *operands[1], *operands[2])
