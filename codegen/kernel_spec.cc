@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "ir/positions.h"
 #include "ir/printer.h"
 #include "llvm/Support/xxhash.h"
 
@@ -44,26 +45,17 @@ class SpecBuilder {
       spec_.extents.push_back(d);
     }
   }
-  // The attribute of `n` that holds offsets, or null.
-  static const char* OffsetAttribute(const Node& n) {
-    switch (n.op()) {
-      case ir::OpCode::kSlice:
-      case ir::OpCode::kUpdateSlice:
-        return "start";
-      case ir::OpCode::kPad:
-        return "low";
-      default:
-        return nullptr;
-    }
-  }
+  static const char* OffsetAttribute(const Node& n) { return ir::OffsetAttribute(n); }
   void AssignOffsets(const Node& n) {
     const char* attr = OffsetAttribute(n);
     if (attr == nullptr) return;
     const std::vector<int64_t>& values = *n.attrs().Get<std::vector<int64_t>>(attr);
     for (size_t axis = 0; axis < values.size(); ++axis) {
       if (values[axis] == 0) continue;
-      spec_.offset_symbol[{&n, static_cast<int>(axis)}] = static_cast<int>(spec_.extents.size());
+      const int symbol = static_cast<int>(spec_.extents.size());
+      spec_.offset_symbol[{&n, static_cast<int>(axis)}] = symbol;
       spec_.extents.push_back(values[axis]);
+      spec_.offset_positions.push_back({symbol, ir::PositionOf(n, static_cast<int>(axis))});
     }
   }
   // "[0,o3]": the offsets of `n` as the key spells them.
@@ -230,7 +222,7 @@ std::string SpecBuilder::KeyText() const {
     for (const ir::NodeRef& op : n.operands()) absl::StrAppend(&text, " ", ref.at(op.get()));
     const char* offsets = OffsetAttribute(n);
     for (const auto& [name, value] : n.attrs().entries()) {
-      if (ImpliedByShape(n, name)) continue;
+      if (ImpliedByShape(n, name) || name == "positions") continue;
       if (offsets != nullptr && name == offsets) {
         absl::StrAppend(&text, " ", name, "=",
                         SymbolicOffsets(n, std::get<std::vector<int64_t>>(value)));
@@ -298,6 +290,24 @@ absl::StatusOr<KernelSpec> SpecBuilder::Build() {
 }  // namespace
 
 int KernelSpec::BufferIndex(const ir::Node* node) const { return buffer_index.at(node); }
+
+std::vector<int64_t> KernelSpec::ExtentsFor(absl::Span<const int64_t> positions) const {
+  std::vector<int64_t> values = extents;
+  if (positions.empty()) return values;
+  for (const auto& [symbol, position] : offset_positions) {
+    if (position >= 0 && position < static_cast<int64_t>(positions.size())) {
+      values[symbol] = positions[position];
+    }
+  }
+  return values;
+}
+
+bool KernelSpec::OffsetsArePositions() const {
+  for (const auto& [symbol, position] : offset_positions) {
+    if (position < 0) return false;
+  }
+  return true;
+}
 
 int64_t KernelSpec::RowScale(const Phase& phase) const {
   if (phase.kind == Phase::Kind::kStore && phase.shape == reduced_shape) {

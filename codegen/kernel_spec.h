@@ -24,6 +24,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "ir/fused_kernel.h"
 #include "ir/node.h"
 
@@ -78,6 +79,13 @@ struct KernelSpec {
   /// pad low of a member, per axis, has a symbol of its own, so `a[i:]` in a loop over i
   /// reuses one kernel. A zero offset stays literal; the key records which are zero.
   absl::flat_hash_map<std::pair<const ir::Node*, int>, int> offset_symbol;  // (node, axis)
+  /// Per offset symbol, the plan position it reads at run time (ir/positions.h), or -1 when
+  /// the compiled graph did not number it (its value is then fixed).
+  std::vector<std::pair<int, int64_t>> offset_positions;  // (symbol, position)
+  /// The symbols' values for a run with `positions` (the plan's; empty: as compiled).
+  std::vector<int64_t> ExtentsFor(absl::Span<const int64_t> positions) const;
+  /// Whether every offset symbol reads a position: the kernel serves every position.
+  bool OffsetsArePositions() const;
   /// Canonical text: ops, dtypes, symbolic shapes, attributes, buffer roles.
   std::string key_text;
   std::string name;  // "gpuc_" + hex hash of key_text: the symbol prefix of its functions

@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "absl/container/flat_hash_map.h"
+#include "ir/positions.h"
 
 namespace gpuc::ir {
 namespace {
@@ -56,7 +57,29 @@ class KeyWriter {
 
 }  // namespace
 
-std::string StructuralKey(const Graph& graph) {
+namespace {
+
+// Whether attribute `name` of `n` restates a position (the offset itself, or the other end
+// that moves with it) when positions are values.
+bool IsPositional(const Node& n, const std::string& name) {
+  const char* offsets = OffsetAttribute(n);
+  if (offsets == nullptr) return false;
+  return name == offsets || name == (n.op() == OpCode::kPad ? "high" : "stop");
+}
+
+std::string KeyOf(const Graph& graph, std::vector<int64_t>* positions);
+
+}  // namespace
+
+std::string StructuralKey(const Graph& graph) { return KeyOf(graph, nullptr); }
+
+std::string StructuralKey(const Graph& graph, std::vector<int64_t>& positions) {
+  return KeyOf(graph, &positions);
+}
+
+namespace {
+
+std::string KeyOf(const Graph& graph, std::vector<int64_t>* positions) {
   std::string key;
   key.reserve(64 * (graph.params.size() + graph.nodes.size()));
   KeyWriter w(key);
@@ -78,8 +101,16 @@ std::string StructuralKey(const Graph& graph) {
     w.Put<uint32_t>(static_cast<uint32_t>(n->attrs().entries().size()));
     for (const auto& [name, value] : n->attrs().entries()) {
       w.PutString(name);
+      if (positions != nullptr && IsPositional(*n, name)) {
+        // Which offsets are zero (kernels keep zero literal); the values are positions.
+        if (name == OffsetAttribute(*n)) {
+          for (int64_t v : std::get<std::vector<int64_t>>(value)) w.Put<uint8_t>(v != 0);
+        }
+        continue;
+      }
       w.PutAttr(value);
     }
+    if (positions != nullptr) AppendPositions(*n, *positions);
     // Part of the key so that an evaluation-time error names the line that recorded this
     // graph's node, not the line of an earlier graph of the same shape.
     w.PutString(n->location());
@@ -88,5 +119,7 @@ std::string StructuralKey(const Graph& graph) {
   for (const NodeRef& r : graph.results) w.Put<uint32_t>(number.at(r.get()));
   return key;
 }
+
+}  // namespace
 
 }  // namespace gpuc::ir

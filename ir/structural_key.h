@@ -11,7 +11,9 @@
 #ifndef GPUC_IR_STRUCTURAL_KEY_H_
 #define GPUC_IR_STRUCTURAL_KEY_H_
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "ir/graph.h"
 
@@ -20,6 +22,11 @@ namespace gpuc::ir {
 /// A compact byte string (not printable) identifying `graph`'s structure, as above. Linear in
 /// the graph's size; every node reached from the results must be in `params` or `nodes`.
 std::string StructuralKey(const Graph& graph);
+
+/// The same with slice positions left out (ir/positions.h): offsets are keyed only by which
+/// are zero, and the nonzero ones are appended to `positions` in position order. Two graphs
+/// that differ only in where their slices start have one key.
+std::string StructuralKey(const Graph& graph, std::vector<int64_t>& positions);
 
 }  // namespace gpuc::ir
 

@@ -15,13 +15,16 @@ namespace {
 absl::Span<const absl::string_view> AllowedAttributes(OpCode op) {
   static constexpr absl::string_view kReduction[] = {"axes", "keepdims"};
   static constexpr absl::string_view kTranspose[] = {"perm"};
-  static constexpr absl::string_view kSlice[] = {"start", "stop", "step"};
+  // positions: where each offset comes from when positions are a plan's values
+  // (ir/positions.h).
+  static constexpr absl::string_view kSlice[] = {"start", "stop", "step", "positions"};
   // in_place: evaluation found that nothing else reads the old value's region (its storage
   // was donated, lib/eval/in_place_writes.h); the host then writes only the region.
-  static constexpr absl::string_view kUpdateSlice[] = {"start", "stop", "step", "in_place"};
+  static constexpr absl::string_view kUpdateSlice[] = {"start", "stop", "step", "in_place",
+                                                       "positions"};
   static constexpr absl::string_view kAxis[] = {"axis"};
   static constexpr absl::string_view kScatter[] = {"axis", "combiner", "wrap"};
-  static constexpr absl::string_view kPad[] = {"low", "high", "value"};
+  static constexpr absl::string_view kPad[] = {"low", "high", "value", "positions"};
   static constexpr absl::string_view kConstant[] = {"value"};
   static constexpr absl::string_view kFft[] = {"axes", "inverse", "norm", "kind", "n"};
   // Set by gpuc::sparse on products of matrices whose structure it checked when they were

@@ -15,10 +15,17 @@ import time
 import numpy as np
 
 
+_WAVES = {}
+
+
 def wave(shape, seed):
-    count = int(np.prod(shape))
-    k = np.arange(0, count, 1, dtype=np.float64)
-    return np.sin(k * (0.37 + 0.11 * seed) + float(seed)).reshape(shape)
+    """Made once per shape and seed (as loop_programs.cc keeps its inputs); a copy each call,
+    since the programs write into their arrays."""
+    if (shape, seed) not in _WAVES:
+        count = int(np.prod(shape))
+        k = np.arange(0, count, 1, dtype=np.float64)
+        _WAVES[(shape, seed)] = np.sin(k * (0.37 + 0.11 * seed) + float(seed)).reshape(shape)
+    return _WAVES[(shape, seed)].copy()
 
 
 def covariance(m, _):

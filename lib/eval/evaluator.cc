@@ -74,16 +74,24 @@ std::shared_ptr<const exec::Executable> CompileForEvaluation(exec::Target& targe
 }
 
 std::vector<BufferRef> RunExecutable(const exec::Executable& executable,
-                                     const std::vector<BufferRef>& args) {
-  return internal::ValueOrThrow(executable.Run(args));
+                                     const std::vector<BufferRef>& args,
+                                     absl::Span<const int64_t> positions) {
+  return internal::ValueOrThrow(executable.Run(args, positions));
 }
 
 namespace {
 
+// What runs `graph`: an executable and the positions to run it at (empty: as compiled).
+struct Runnable {
+  std::shared_ptr<const exec::Executable> executable;
+  std::vector<int64_t> positions;
+};
+
 // The executable for `graph`'s structure with these options: found in the plan cache, or
-// compiled and stored.
-std::shared_ptr<const exec::Executable> FindOrCompile(const ir::Graph& graph,
-                                                      const std::vector<BufferRef>& inputs) {
+// compiled and stored. On the host, a graph is keyed without its slice positions, so a loop
+// over a moving window plans once; a plan that turns out to depend on them (an offset the
+// passes could not trace to a position) is keyed with them instead.
+Runnable FindOrCompile(const ir::Graph& graph, const std::vector<BufferRef>& inputs) {
   // The target of the current options, found once per options snapshot and thread (finding
   // it formats a key; a loop evaluates thousands of times under the same options).
   thread_local std::shared_ptr<const exec::OptionsSnapshot> cached_options;
@@ -95,18 +103,51 @@ std::shared_ptr<const exec::Executable> FindOrCompile(const ir::Graph& graph,
   }
   exec::Target& target = *cached_target;
   PlanCache& cache = PlanCache::Get();
+  const bool host = target.name() == "host";
   // Writes over storage nothing else can see happen in place (the host back end runs them
   // as region copies); which ones is part of the plan's identity.
   absl::flat_hash_set<const ir::Node*> in_place;
-  if (target.name() == "host") in_place = FindInPlaceWrites(graph, inputs);
-  std::string key = ir::StructuralKey(graph);
-  absl::StrAppend(&key, "\n", target.name(), " ", snapshot->plan_key, InPlaceKey(graph, in_place));
-  if (std::shared_ptr<const CachedPlan> plan = cache.Find(key)) return plan->executable;
+  if (host) in_place = FindInPlaceWrites(graph, inputs);
+  const std::string suffix =
+      absl::StrCat("\n", target.name(), " ", snapshot->plan_key, InPlaceKey(graph, in_place));
+  Runnable run;
+  std::string key;
+  if (host) {
+    key = absl::StrCat(ir::StructuralKey(graph, run.positions), suffix, "\npositions");
+    std::shared_ptr<const CachedPlan> plan = cache.Find(key);
+    if (plan && plan->executable) {
+      run.executable = plan->executable;
+      return run;
+    }
+    if (!plan) {
+      auto made = std::make_shared<CachedPlan>();
+      made->executable = CompileForEvaluation(target, WithUnboundParameters(graph, in_place, true),
+                                              snapshot->options);
+      if (made->executable->ServesEveryPosition()) {
+        cache.Insert(key, made);
+        run.executable = made->executable;
+        return run;
+      }
+      cache.Insert(key, std::make_shared<CachedPlan>());  // positions matter here
+      // The plan just made holds this graph's offsets: it serves these positions.
+      cache.Insert(absl::StrCat(ir::StructuralKey(graph), suffix), made);
+      run.positions.clear();
+      run.executable = made->executable;
+      return run;
+    }
+    run.positions.clear();
+  }
+  key = absl::StrCat(ir::StructuralKey(graph), suffix);
+  if (std::shared_ptr<const CachedPlan> plan = cache.Find(key)) {
+    run.executable = plan->executable;
+    return run;
+  }
   auto plan = std::make_shared<CachedPlan>();
   plan->executable =
       CompileForEvaluation(target, WithUnboundParameters(graph, in_place), snapshot->options);
   cache.Insert(key, plan);
-  return plan->executable;
+  run.executable = plan->executable;
+  return run;
 }
 
 }  // namespace
@@ -130,9 +171,9 @@ void EvaluateArrays(const std::vector<ArrayImpl*>& targets) {
   if (results.empty()) return;
   ir::Graph graph = ir::Graph::FromResults("eval", {}, results);
   std::vector<BufferRef> inputs = CollectBoundInputs(graph);
-  std::shared_ptr<const exec::Executable> executable = FindOrCompile(graph, inputs);
+  Runnable run = FindOrCompile(graph, inputs);
   graph = ir::Graph();  // drops the graph's references to donated storage before it is written
-  std::vector<BufferRef> values = RunExecutable(*executable, inputs);
+  std::vector<BufferRef> values = RunExecutable(*run.executable, inputs, run.positions);
   for (auto& [impl, index] : to_bind) BindResult(*impl, values[index]);
 }
 

@@ -63,7 +63,8 @@ std::shared_ptr<const exec::Executable> CompileForEvaluation(exec::Target& targe
 /// Runs `executable` on `args`, throwing gpuc::Error for data-dependent failures. On the GPU
 /// the results stay in device memory until read.
 std::vector<BufferRef> RunExecutable(const exec::Executable& executable,
-                                     const std::vector<BufferRef>& args);
+                                     const std::vector<BufferRef>& args,
+                                     absl::Span<const int64_t> positions = {});
 
 }  // namespace gpuc::detail
 

@@ -3,13 +3,16 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "ir/positions.h"
 #include "lib/api/recorder.h"
 #include "passes/graph_rewriter.h"
 
 namespace gpuc::detail {
 
 ir::Graph WithUnboundParameters(const ir::Graph& graph,
-                                const absl::flat_hash_set<const ir::Node*>& in_place_writes) {
+                                const absl::flat_hash_set<const ir::Node*>& in_place_writes,
+                                bool number_positions) {
+  int64_t next_position = 0;
   absl::flat_hash_map<const ir::Node*, ir::NodeRef> replaced;
   replaced.reserve(graph.params.size() + graph.nodes.size());
   ir::Graph out;
@@ -28,15 +31,15 @@ ir::Graph WithUnboundParameters(const ir::Graph& graph,
     std::vector<ir::NodeRef> operands;
     operands.reserve(n->operands().size());
     for (const ir::NodeRef& operand : n->operands()) operands.push_back(mapped(operand));
-    ir::NodeRef rebuilt;
+    std::optional<ir::Attributes> attrs;
+    if (number_positions) attrs = ir::NumberPositions(*n, next_position);
     if (in_place_writes.contains(n.get())) {
-      ir::Attributes attrs = n->attrs();
-      attrs.Set("in_place", true);
-      rebuilt = ir::Node::Create(n->op(), n->type(), std::move(operands), std::move(attrs),
-                                 n->name(), n->location());
-    } else {
-      rebuilt = passes::WithOperands(n, std::move(operands));
+      if (!attrs) attrs = n->attrs();
+      attrs->Set("in_place", true);
     }
+    ir::NodeRef rebuilt = attrs ? ir::Node::Create(n->op(), n->type(), std::move(operands),
+                                                   *std::move(attrs), n->name(), n->location())
+                                : passes::WithOperands(n, std::move(operands));
     replaced.emplace(n.get(), rebuilt);
     out.nodes.push_back(std::move(rebuilt));
   }

@@ -28,14 +28,18 @@ namespace gpuc::detail {
 /// What evaluation keeps per structure: the executable compiled from the graph over unbound
 /// parameters (so the cache holds no user's storage alive).
 struct CachedPlan {
+  /// Null for a structure keyed without positions whose plan depends on them (a step
+  /// without numbered offsets): the evaluator then keys it with its positions.
   std::shared_ptr<const exec::Executable> executable;
 };
 
 /// `graph` with a fresh unbound parameter in place of each of its parameters, in the same
 /// positions; the body is rebuilt over them, keeping every op, attribute and location. The
-/// update_slice nodes in `in_place_writes` get in_place = true (lib/eval/in_place_writes.h).
+/// update_slice nodes in `in_place_writes` get in_place = true (lib/eval/in_place_writes.h);
+/// with `number_positions`, the nonzero offsets get their position numbers (ir/positions.h).
 ir::Graph WithUnboundParameters(const ir::Graph& graph,
-                                const absl::flat_hash_set<const ir::Node*>& in_place_writes = {});
+                                const absl::flat_hash_set<const ir::Node*>& in_place_writes = {},
+                                bool number_positions = false);
 
 class PlanCache {
  public:

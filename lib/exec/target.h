@@ -41,6 +41,17 @@ class Executable {
   /// Runs on `args`, one per parameter of graph(). Data-dependent failures (an index out of
   /// bounds) are errors naming the op. On a GPU the results stay in device memory.
   virtual absl::StatusOr<std::vector<BufferRef>> Run(absl::Span<const BufferRef> args) const = 0;
+  /// Whether it was compiled from a graph with numbered positions (ir/positions.h) and every
+  /// step reads its offsets from them: it then runs the same graph at any positions.
+  virtual bool ServesEveryPosition() const { return false; }
+  /// Runs with the offsets at `positions` (only when ServesEveryPosition).
+  virtual absl::StatusOr<std::vector<BufferRef>> Run(absl::Span<const BufferRef> args,
+                                                     absl::Span<const int64_t> positions) const {
+    if (!positions.empty()) {
+      return absl::InternalError("this executable takes no positions");
+    }
+    return Run(args);
+  }
 };
 
 /// What `gpuc --emit` can ask a target to print of each generated kernel.

@@ -20,6 +20,7 @@
 #include "codegen/kernel_cache.h"
 #include "codegen/kernel_emitter.h"
 #include "codegen/kernel_spec.h"
+#include "ir/positions.h"
 #include "lib/backend/host/host_library_steps.h"
 #include "lib/exec/compile_cache.h"
 #include "lib/exec/plan_values.h"
@@ -58,7 +59,30 @@ struct PreparedPlan : ScheduledGraph {
   std::vector<PlanStep> steps;  // one per kernel of the fusion plan
   bool poison = false;          // the options' poison: fill outputs before kernels run
   int threads = 0;              // the options' thread count (0: one per core)
+  bool serves_every_position = false;
 };
+
+namespace {
+
+// Whether every nonzero offset of the nodes `kernel` runs without generated code reads a
+// numbered position.
+bool InterpretedOffsetsArePositions(const passes::FusedKernel& kernel) {
+  for (const ir::NodeRef& m : kernel.nodes) {
+    const char* attr = ir::OffsetAttribute(*m);
+    if (attr == nullptr) continue;
+    const std::vector<int64_t>& offsets = *m->attrs().Get<std::vector<int64_t>>(attr);
+    for (size_t axis = 0; axis < offsets.size(); ++axis) {
+      if (offsets[axis] != 0 && ir::PositionOf(*m, static_cast<int>(axis)) < 0) return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+bool HostExecutor::ServesEveryPosition(const PreparedPlan& plan) {
+  return plan.serves_every_position;
+}
 
 struct HostExecutor::Impl {
   std::mutex mutex;
@@ -75,7 +99,8 @@ struct HostExecutor::Impl {
   /// `allocate` gives the storage of each output (the buffer plan's arena or its own).
   absl::Status RunKernel(const PlanStep& step, int threads,
                          absl::flat_hash_map<const ir::Node*, ir::HostTensor>& values,
-                         const std::function<ir::HostTensor(const ir::Node*)>& allocate);
+                         const std::function<ir::HostTensor(const ir::Node*)>& allocate,
+                         absl::Span<const int64_t> positions);
 };
 
 HostExecutor::HostExecutor() : impl_(std::make_unique<Impl>()) {
@@ -142,8 +167,13 @@ absl::StatusOr<const CompiledKernel*> HostExecutor::Impl::GetOrCompile(
 
 absl::Status HostExecutor::Impl::RunKernel(
     const PlanStep& step, int threads, absl::flat_hash_map<const ir::Node*, ir::HostTensor>& values,
-    const std::function<ir::HostTensor(const ir::Node*)>& allocate) {
+    const std::function<ir::HostTensor(const ir::Node*)>& allocate,
+    absl::Span<const int64_t> positions) {
   const codegen::KernelSpec& spec = *step.spec;
+  // The symbols' values: as planned, or with this run's positions for the offsets.
+  std::vector<int64_t> moved;
+  if (!positions.empty() && !spec.offset_positions.empty()) moved = spec.ExtentsFor(positions);
+  const int64_t* symbols = moved.empty() ? spec.extents.data() : moved.data();
   std::vector<char*> buffers;
   std::vector<ir::HostTensor> written;
   for (const ir::Node* in : spec.inputs) {
@@ -197,14 +227,14 @@ absl::Status HostExecutor::Impl::RunKernel(
     failure = run(rows, row_elements, [&](int64_t begin, int64_t end, int64_t* error) {
       for (size_t i = 0; i < phases.size(); ++i) {
         const int64_t scale = spec.RowScale(spec.phases[i]);
-        phases[i](buffers.data(), spec.extents.data(), begin * scale, end * scale, error);
+        phases[i](buffers.data(), symbols, begin * scale, end * scale, error);
       }
     });
   } else {
     for (size_t i = 0; i < phases.size() && failure[0] == 0; ++i) {
       failure = run(spec.RowCount(spec.phases[i]), work_of(spec.phases[i]),
                     [&](int64_t begin, int64_t end, int64_t* error) {
-                      phases[i](buffers.data(), spec.extents.data(), begin, end, error);
+                      phases[i](buffers.data(), symbols, begin, end, error);
                     });
     }
   }
@@ -241,6 +271,12 @@ absl::StatusOr<std::shared_ptr<const PreparedPlan>> HostExecutor::Prepare(
     }
     plan->steps.push_back(std::move(step));
   }
+  plan->serves_every_position = true;
+  for (const PlanStep& step : plan->steps) {
+    plan->serves_every_position = plan->serves_every_position &&
+                                  (step.compiled ? step.spec->OffsetsArePositions()
+                                                 : InterpretedOffsetsArePositions(*step.kernel));
+  }
   return plan;
 }
 
@@ -272,8 +308,9 @@ absl::Status OutOfHostMemory(const passes::FusedKernel& kernel) {
 
 }  // namespace
 
-absl::StatusOr<std::vector<ir::HostTensor>> HostExecutor::Run(
-    const PreparedPlan& plan, absl::Span<const ir::HostTensor> args) {
+absl::StatusOr<std::vector<ir::HostTensor>> HostExecutor::Run(const PreparedPlan& plan,
+                                                              absl::Span<const ir::HostTensor> args,
+                                                              absl::Span<const int64_t> positions) {
   const ir::Graph& graph = plan.graph;
   absl::StatusOr<PlanValues<ir::HostTensor>> bound =
       BindArguments(graph, args, [](const ir::HostTensor& t) { return t.type(); });
@@ -308,7 +345,7 @@ absl::StatusOr<std::vector<ir::HostTensor>> HostExecutor::Run(
     absl::Status s;
     try {
       if (step.compiled) {
-        s = impl_->RunKernel(step, plan.threads, values, allocate);
+        s = impl_->RunKernel(step, plan.threads, values, allocate, positions);
       } else {
         {
           std::lock_guard<std::mutex> lock(impl_->mutex);
@@ -321,7 +358,7 @@ absl::StatusOr<std::vector<ir::HostTensor>> HostExecutor::Run(
                 m->operand(1).shape().num_elements() * ir::DTypeSize(m->dtype());
           }
         }
-        s = InterpretFusedKernel(*step.kernel, values);
+        s = InterpretFusedKernel(*step.kernel, values, positions);
       }
     } catch (const std::bad_alloc&) {
       s = OutOfHostMemory(*step.kernel);

@@ -56,8 +56,14 @@ class HostExecutor {
   absl::StatusOr<std::shared_ptr<const PreparedPlan>> Prepare(
       const ir::Graph& graph, const exec::Options& options = exec::CurrentOptions(),
       const passes::FusionBudgets& budgets = {});
+  /// `positions`: the offsets of a plan prepared from a graph with numbered positions
+  /// (ir/positions.h); empty runs the offsets it was prepared with.
   absl::StatusOr<std::vector<ir::HostTensor>> Run(const PreparedPlan& plan,
-                                                  absl::Span<const ir::HostTensor> args);
+                                                  absl::Span<const ir::HostTensor> args,
+                                                  absl::Span<const int64_t> positions = {});
+  /// Whether every offset of `plan` (kernel arguments, interpreted and in-place steps) reads
+  /// a numbered position.
+  static bool ServesEveryPosition(const PreparedPlan& plan);
 
   /// Prepare with the current options and the host target's budgets unless `budgets` are
   /// given, then Run (the graph passes are the caller's).

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "ir/interpreter.h"
+#include "ir/positions.h"
 #include "lib/backend/host/host_blas.h"
 #include "lib/backend/host/host_fft.h"
 #include "lib/backend/host/host_sparse.h"
@@ -55,9 +56,17 @@ ir::HostTensor WriteRegionInPlace(const ir::Node& write, const ir::HostTensor& o
 }  // namespace
 
 absl::Status InterpretFusedKernel(const passes::FusedKernel& kernel,
-                                  PlanValues<ir::HostTensor>& values) {
+                                  PlanValues<ir::HostTensor>& values,
+                                  absl::Span<const int64_t> positions) {
   PlanValues<ir::HostTensor> local;
-  for (const ir::NodeRef& m : kernel.nodes) {
+  for (const ir::NodeRef& planned : kernel.nodes) {
+    // The member as this run's positions place it (its operands stay the planned nodes).
+    ir::NodeRef m = planned;
+    if (!positions.empty() && planned->attrs().Has("positions")) {
+      m = ir::Node::Create(planned->op(), planned->type(), planned->operands(),
+                           ir::WithPositions(*planned, positions), planned->name(),
+                           planned->location());
+    }
     std::vector<const ir::HostTensor*> operands;
     for (const ir::NodeRef& op : m->operands()) {
       auto it = local.find(op.get());
@@ -74,7 +83,7 @@ absl::Status InterpretFusedKernel(const passes::FusedKernel& kernel,
         : HostSparseHandles(*m) ? HostSpmv(*m, operands)
                                 : ir::InterpretNode(*m, operands);
     if (!value.ok()) return value.status();
-    local[m.get()] = *std::move(value);
+    local[planned.get()] = *std::move(value);
   }
   for (const ir::NodeRef& out : kernel.outputs) values[out.get()] = local.at(out.get());
   return absl::OkStatus();

@@ -19,9 +19,12 @@ namespace gpuc::detail {
 
 /// Runs `kernel`'s members on the host, reading its inputs from `values` and adding its
 /// outputs there (the members in between are not kept): matmuls of BLAS dtypes through the
-/// CPU BLAS (lib/backend/host/host_blas.h), the rest on the reference interpreter.
+/// CPU BLAS (lib/backend/host/host_blas.h), the rest on the reference interpreter; an
+/// in-place update_slice as a copy of its region. A member with numbered positions reads its
+/// offsets from `positions` when they are given (ir/positions.h).
 absl::Status InterpretFusedKernel(const passes::FusedKernel& kernel,
-                                  PlanValues<ir::HostTensor>& values);
+                                  PlanValues<ir::HostTensor>& values,
+                                  absl::Span<const int64_t> positions = {});
 
 }  // namespace gpuc::detail
 

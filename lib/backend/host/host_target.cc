@@ -23,10 +23,17 @@ class HostExecutable : public Executable {
   const ir::Graph& graph() const override { return graph_; }
 
   absl::StatusOr<std::vector<BufferRef>> Run(absl::Span<const BufferRef> args) const override {
+    return Run(args, {});
+  }
+  bool ServesEveryPosition() const override {
+    return detail::HostExecutor::ServesEveryPosition(*plan_);
+  }
+  absl::StatusOr<std::vector<BufferRef>> Run(absl::Span<const BufferRef> args,
+                                             absl::Span<const int64_t> positions) const override {
     absl::StatusOr<std::vector<ir::HostTensor>> values = HostValuesOf(args);
     if (!values.ok()) return values.status();
     absl::StatusOr<std::vector<ir::HostTensor>> results =
-        detail::HostExecutor::Get().Run(*plan_, *values);
+        detail::HostExecutor::Get().Run(*plan_, *values, positions);
     if (!results.ok()) return results.status();
     return BuffersOf(*std::move(results));
   }
