@@ -42,18 +42,40 @@ absl::StatusOr<std::unique_ptr<HostJit>> HostJit::Create(
   return host;
 }
 
-absl::Status HostJit::AddObject(const std::string& object, const std::string& name) {
+absl::StatusOr<std::unique_ptr<HostJit::Object>> HostJit::AddObject(const std::string& object,
+                                                                    const std::string& name) {
   std::lock_guard<std::mutex> lock(mutex_);
+  auto dylib = jit_->createJITDylib(absl::StrCat("gpuc_object_", next_object_++));
+  if (!dylib) {
+    return absl::InternalError(
+        absl::StrCat("cannot load ", name, ": ", Message(dylib.takeError())));
+  }
+  // The process's symbols (libm) and the caller's (the support library) live in main.
+  dylib->addToLinkOrder(jit_->getMainJITDylib());
+  std::unique_ptr<Object> loaded(new Object(this, &*dylib));
+  ++loaded_;
   auto buffer = llvm::MemoryBuffer::getMemBufferCopy(object, name);
-  if (llvm::Error e = jit_->addObjectFile(std::move(buffer))) {
+  if (llvm::Error e = jit_->addObjectFile(*dylib, std::move(buffer))) {
     return absl::InternalError(absl::StrCat("cannot load ", name, ": ", Message(std::move(e))));
   }
-  return absl::OkStatus();
+  return loaded;
 }
 
-absl::StatusOr<void*> HostJit::Lookup(const std::string& symbol) {
+int64_t HostJit::loaded_objects() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  auto address = jit_->lookup(symbol);
+  return loaded_;
+}
+
+HostJit::Object::~Object() {
+  std::lock_guard<std::mutex> lock(jit_->mutex_);
+  --jit_->loaded_;
+  // Unloading can only fail if the session is already gone; the memory is then freed with it.
+  llvm::consumeError(jit_->jit_->getExecutionSession().removeJITDylib(*dylib_));
+}
+
+absl::StatusOr<void*> HostJit::Object::Lookup(const std::string& symbol) {
+  std::lock_guard<std::mutex> lock(jit_->mutex_);
+  auto address = jit_->jit_->lookup(*dylib_, symbol);
   if (!address) {
     return absl::NotFoundError(
         absl::StrCat("no symbol ", symbol, ": ", Message(address.takeError())));

@@ -9,6 +9,7 @@
 #ifndef GPUC_RUNTIME_HOST_JIT_H_
 #define GPUC_RUNTIME_HOST_JIT_H_
 
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -18,8 +19,9 @@
 #include "absl/status/statusor.h"
 
 namespace llvm::orc {
+class JITDylib;
 class LLJIT;
-}
+}  // namespace llvm::orc
 
 namespace gpuc::runtime {
 
@@ -30,14 +32,35 @@ class HostJit {
       const std::vector<std::pair<const char*, void*>>& symbols);
   ~HostJit();
 
+  /// One linked object file, in a library of its own (linked against the process and the
+  /// caller's symbols), so the same kernel may be loaded again while an older copy is still in
+  /// use. Destroying it unloads the code: nothing may call into it after.
+  class Object {
+   public:
+    ~Object();
+    Object(const Object&) = delete;
+    Object& operator=(const Object&) = delete;
+    absl::StatusOr<void*> Lookup(const std::string& symbol);
+
+   private:
+    friend class HostJit;
+    Object(HostJit* jit, llvm::orc::JITDylib* dylib) : jit_(jit), dylib_(dylib) {}
+    HostJit* jit_;
+    llvm::orc::JITDylib* dylib_;
+  };
+
   /// Links an object file; `name` is for error messages.
-  absl::Status AddObject(const std::string& object, const std::string& name);
-  absl::StatusOr<void*> Lookup(const std::string& symbol);
+  absl::StatusOr<std::unique_ptr<Object>> AddObject(const std::string& object,
+                                                    const std::string& name);
+  /// Objects linked and not yet unloaded.
+  int64_t loaded_objects() const;
 
  private:
   HostJit() = default;
   std::unique_ptr<llvm::orc::LLJIT> jit_;
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
+  int64_t next_object_ = 0;
+  int64_t loaded_ = 0;
 };
 
 }  // namespace gpuc::runtime

@@ -1,6 +1,7 @@
 //===- loops_main.cc - Time issue 31's loop programs: cold, warm, compiles ===//
 //
-//   bench_loops [--program NAME] [--repeat R] [--save DIR] [--scale-only]
+//   bench_loops [--program NAME] [--repeat R] [--save DIR]
+//   bench_loops --memory N      resident memory over N iterations of a loop where all varies
 //
 // One JSON line per program: the first call's time (cold: planning and compiling included;
 // run it with an empty GPUC_CACHE_DIR for a cold disk cache), the median of R warm calls,
@@ -41,6 +42,45 @@ double TimeRun(const gpuc::bench::LoopProgram& p, int64_t size, int64_t iteratio
   return Seconds(start);
 }
 
+// Resident memory of the process in MiB (/proc/self/statm).
+double ResidentMiB() {
+  long pages = 0, resident = 0;
+  if (FILE* f = std::fopen("/proc/self/statm", "r")) {
+    if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
+    std::fclose(f);
+  }
+  return static_cast<double>(resident) * 4096.0 / (1 << 20);
+}
+
+// --memory N: N iterations of a loop whose every value varies (a C++ scalar, a slice
+// position, a subscript, and one of 600 window lengths, so plans keep being made and dropped
+// by the plan cache's LRU); prints the resident memory as it goes. It must stay flat.
+int MemoryLoop(int64_t iterations) {
+  gpuc::Array a = gpuc::sin(gpuc::arange(0, 4096, 1, gpuc::float64));
+  gpuc::Array acc = gpuc::zeros({600});
+  a.eval();
+  acc.eval();
+  double first_mib = 0;
+  for (int64_t i = 0; i < iterations; ++i) {
+    const int64_t length = 1 + i % 600, at = (i * 7) % 3000;
+    gpuc::Array window = a(gpuc::Slice(at, at + length)) * (1.0 + 1e-6 * static_cast<double>(i));
+    acc(i % 600) = acc(i % 600) + gpuc::sum(window);
+    if ((i + 1) % (iterations / 10) == 0 || i + 1 == iterations) {
+      acc.eval();
+      const double mib = ResidentMiB();
+      if (first_mib == 0) first_mib = mib;
+      std::printf(
+          "{\"memory_loop\": %lld, \"resident_mib\": %.1f, \"plans_held\": %lld, "
+          "\"kernels_compiled\": %lld}\n",
+          static_cast<long long>(i + 1), mib,
+          static_cast<long long>(gpuc::plan_cache_stats().entries),
+          static_cast<long long>(gpuc::kernel_compile_stats().compiled));
+      std::fflush(stdout);
+    }
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -51,6 +91,7 @@ int main(int argc, char** argv) {
     if (arg == "--program" && i + 1 < argc) only = argv[++i];
     if (arg == "--repeat" && i + 1 < argc) repeat = std::max(1, std::atoi(argv[++i]));
     if (arg == "--save" && i + 1 < argc) save = argv[++i];
+    if (arg == "--memory" && i + 1 < argc) return MemoryLoop(std::max(10, std::atoi(argv[++i])));
   }
   for (const gpuc::bench::LoopProgram& p : gpuc::bench::LoopPrograms()) {
     if (!only.empty() && p.name != only) continue;

@@ -15,16 +15,19 @@
 #ifndef GPUC_LIB_EXEC_COMPILE_CACHE_H_
 #define GPUC_LIB_EXEC_COMPILE_CACHE_H_
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <list>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/node_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "codegen/kernel_cache.h"
@@ -69,15 +72,20 @@ class CompileCache {
   explicit CompileCache(std::string target_id)
       : target_id_(std::move(target_id)), build_id_(GpucBuildId()) {}
 
-  absl::StatusOr<const Compiled*> GetOrCompile(const std::string& memory_key,
-                                               codegen::DiskCache* disk, const CompileFn& compile,
-                                               const LoadFn& load) {
+  absl::StatusOr<std::shared_ptr<const Compiled>> GetOrCompile(const std::string& memory_key,
+                                                               codegen::DiskCache* disk,
+                                                               const CompileFn& compile,
+                                                               const LoadFn& load) {
     // One compile at a time: two threads asking for one kernel compile it once.
     std::lock_guard<std::mutex> lock(mutex_);
     if (auto it = compiled_.find(memory_key); it != compiled_.end()) {
-      ++stats_.memory_hits;
-      ++ProcessCounters().memory_hits;
-      return it->second.get();
+      if (std::shared_ptr<const Compiled> alive = it->second.kernel.lock()) {
+        ++stats_.memory_hits;
+        ++ProcessCounters().memory_hits;
+        KeepRecent(it->second, alive);
+        return alive;
+      }
+      compiled_.erase(it);  // unloaded: every plan that used it is gone
     }
     if (auto it = not_compilable_.find(memory_key); it != not_compilable_.end()) {
       return absl::UnimplementedError(it->second);
@@ -118,10 +126,21 @@ class CompileCache {
       if (!loaded.ok()) return loaded.status();
       ready = *std::move(loaded);
     }
-    const Compiled* result = ready.get();
-    compiled_[memory_key] = std::move(ready);
+    std::shared_ptr<const Compiled> result = std::move(ready);
+    Entry& entry = compiled_[memory_key];
+    entry.kernel = result;
+    KeepRecent(entry, result);
+    if (compiled_.size() >= prune_at_) {
+      absl::erase_if(compiled_, [](const auto& e) { return e.second.kernel.expired(); });
+      prune_at_ = std::max<size_t>(2 * compiled_.size(), 64);
+    }
     return result;
   }
+
+  /// Kernels held loaded although no plan uses them (the most recently used): a plan made
+  /// again soon finds them. Older ones are unloaded once their last plan is gone, so the
+  /// memory of a long loop is bounded by the plan cache's capacity and this.
+  static constexpr size_t kRecentKernels = 512;
 
   CompileStats stats() const {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -132,8 +151,29 @@ class CompileCache {
  private:
   const std::string target_id_;
   const std::string build_id_;
+  struct Entry {
+    std::weak_ptr<const Compiled> kernel;  // loaded while a plan or `recent_` holds it
+    typename std::list<std::pair<Entry*, std::shared_ptr<const Compiled>>>::iterator recent;
+    bool in_recent = false;
+  };
+  // Moves `kernel` to the front of the recently used ones, unloading the least recent past
+  // kRecentKernels unless a plan still holds it.
+  void KeepRecent(Entry& entry, const std::shared_ptr<const Compiled>& kernel) {
+    if (entry.in_recent) recent_.erase(entry.recent);
+    recent_.push_front({&entry, kernel});
+    entry.recent = recent_.begin();
+    entry.in_recent = true;
+    while (recent_.size() > kRecentKernels) {
+      recent_.back().first->in_recent = false;
+      recent_.pop_back();
+    }
+  }
+
   mutable std::mutex mutex_;
-  absl::flat_hash_map<std::string, std::unique_ptr<Compiled>> compiled_;
+  // node_hash_map: `recent_` points at entries, which must not move when the map grows.
+  absl::node_hash_map<std::string, Entry> compiled_;
+  std::list<std::pair<Entry*, std::shared_ptr<const Compiled>>> recent_;  // most recent first
+  size_t prune_at_ = 64;
   absl::flat_hash_map<std::string, std::string> not_compilable_;  // -> why
   CompileStats stats_;
 };

@@ -10,6 +10,7 @@
 #ifndef GPUC_LIB_EXEC_PLAN_VALUES_H_
 #define GPUC_LIB_EXEC_PLAN_VALUES_H_
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -50,7 +51,7 @@ absl::flat_hash_map<const ir::Node*, const ir::Node*> InPlaceOutputs(
 template <typename Compiled>
 struct CompiledStep {
   std::optional<codegen::KernelSpec> spec;
-  const Compiled* compiled = nullptr;
+  std::shared_ptr<const Compiled> compiled;  // holds the code loaded while the plan lives
   std::string not_compiled_reason;
 };
 
@@ -65,7 +66,7 @@ absl::StatusOr<CompiledStep<Compiled>> CompileStep(const passes::FusedKernel& ke
   absl::StatusOr<codegen::KernelSpec> spec =
       codegen::BuildKernelSpec(kernel, InPlaceOutputs(kernel, buffers), min_index_bits);
   if (!spec.ok()) return spec.status();
-  absl::StatusOr<const Compiled*> compiled = get_or_compile(*spec);
+  absl::StatusOr<std::shared_ptr<const Compiled>> compiled = get_or_compile(*spec);
   CompiledStep<Compiled> step;
   if (compiled.ok()) {
     step.spec = *std::move(spec);

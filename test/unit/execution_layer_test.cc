@@ -158,13 +158,13 @@ TEST(CompileCache, MemoryThenDiskThenCompileAndABadDiskEntryIsCompiledAgain) {
   };
   {
     exec::CompileCache<FakeCompiled> cache("fake-target");
-    absl::StatusOr<const FakeCompiled*> first =
+    absl::StatusOr<std::shared_ptr<const FakeCompiled>> first =
         cache.GetOrCompile("kernel A", &disk, compile, load);
     ASSERT_TRUE(first.ok()) << first.status();
-    absl::StatusOr<const FakeCompiled*> again =
+    absl::StatusOr<std::shared_ptr<const FakeCompiled>> again =
         cache.GetOrCompile("kernel A", &disk, compile, load);
     ASSERT_TRUE(again.ok());
-    EXPECT_EQ(*first, *again);
+    EXPECT_EQ(first->get(), again->get());
     EXPECT_EQ(compiles, 1);
     EXPECT_EQ(cache.stats().memory_hits, 1);
   }
@@ -181,7 +181,8 @@ TEST(CompileCache, MemoryThenDiskThenCompileAndABadDiskEntryIsCompiledAgain) {
     auto bad_compile = []() -> absl::StatusOr<std::string> { return std::string("bad object"); };
     EXPECT_FALSE(writer.GetOrCompile("kernel B", &disk, bad_compile, load).ok());
     exec::CompileCache<FakeCompiled> cache("fake-target");
-    absl::StatusOr<const FakeCompiled*> got = cache.GetOrCompile("kernel B", &disk, compile, load);
+    absl::StatusOr<std::shared_ptr<const FakeCompiled>> got =
+        cache.GetOrCompile("kernel B", &disk, compile, load);
     ASSERT_TRUE(got.ok()) << got.status();
     EXPECT_EQ((*got)->artifact, "good object");
     EXPECT_EQ(cache.stats().disk_hits, 0);
@@ -201,13 +202,44 @@ TEST(CompileCache, MemoryThenDiskThenCompileAndABadDiskEntryIsCompiledAgain) {
     };
     EXPECT_TRUE(
         absl::IsUnimplemented(cache.GetOrCompile("kernel C", &disk, unlowered, load).status()));
-    absl::StatusOr<const FakeCompiled*> again =
+    absl::StatusOr<std::shared_ptr<const FakeCompiled>> again =
         cache.GetOrCompile("kernel C", &disk, unlowered, load);
     EXPECT_TRUE(absl::IsUnimplemented(again.status()));
     EXPECT_NE(again.status().message().find("no lowering for scans"), absl::string_view::npos);
     EXPECT_EQ(tries, 1);
   }
   fs::remove_all(dir);
+}
+
+// Loaded kernels are bounded: the cache keeps the most recent ones loaded, and an older one
+// stays loaded exactly while something (a plan) holds it, then is found again by a new load.
+TEST(ExecutionLayer, TheCompileCacheKeepsTheRecentKernelsAndThoseStillHeld) {
+  struct Counted {
+    explicit Counted(int* alive) : alive(alive) { ++*alive; }
+    ~Counted() { --*alive; }
+    int* alive;
+  };
+  int alive = 0, compiles = 0;
+  exec::CompileCache<Counted> cache("fake-target");
+  auto compile = [&]() -> absl::StatusOr<std::string> {
+    ++compiles;
+    return std::string("object");
+  };
+  auto load = [&](const std::string&) -> absl::StatusOr<std::unique_ptr<Counted>> {
+    return std::make_unique<Counted>(&alive);
+  };
+  const int recent = static_cast<int>(exec::CompileCache<Counted>::kRecentKernels);
+  std::shared_ptr<const Counted> held = *cache.GetOrCompile("kernel 0", nullptr, compile, load);
+  for (int i = 1; i < 3 * recent; ++i) {
+    ASSERT_TRUE(cache.GetOrCompile(absl::StrCat("kernel ", i), nullptr, compile, load).ok());
+  }
+  EXPECT_EQ(alive, recent + 1);  // the recent ones, and the one a plan holds
+  EXPECT_EQ(cache.GetOrCompile("kernel 0", nullptr, compile, load)->get(), held.get());
+  held.reset();
+  const int before = compiles;
+  ASSERT_TRUE(cache.GetOrCompile("kernel 1", nullptr, compile, load).ok());  // long unloaded
+  EXPECT_EQ(compiles, before + 1);
+  EXPECT_LE(alive, recent + 1);
 }
 
 TEST(ExecutionLayer, TargetsAreFoundByNameAndTheBackendOptionIsNotASilentFallback) {

@@ -42,8 +42,8 @@ struct GpuKernel {
 struct GpuPlanStep {
   const passes::FusedKernel* kernel = nullptr;
   std::optional<codegen::KernelSpec> spec;
-  const GpuKernel* compiled = nullptr;  // null: a library call, or runs on the host
-  std::optional<LibraryCall> library;   // a vendor-library call (cuBLAS, cuFFT, cuSPARSE)
+  std::shared_ptr<const GpuKernel> compiled;  // null: a library call, or runs on the host
+  std::optional<LibraryCall> library;         // a vendor-library call (cuBLAS, cuFFT, cuSPARSE)
 };
 
 struct GpuPlan : ScheduledGraph {
@@ -75,8 +75,8 @@ struct GpuExecutor::Impl {
   std::unique_ptr<GpuLibraries> libraries;
 
   absl::StatusOr<GpuCodegen*> CodegenFor(const exec::Options& options);
-  absl::StatusOr<const GpuKernel*> GetOrCompile(const codegen::KernelSpec& spec,
-                                                const exec::Options& options);
+  absl::StatusOr<std::shared_ptr<const GpuKernel>> GetOrCompile(const codegen::KernelSpec& spec,
+                                                                const exec::Options& options);
   /// Launches `step`'s kernels, or with `record`, appends them there and adds the temporary
   /// buffers they use to `keep` (they must outlive the later launch).
   absl::Status RunKernel(

@@ -60,8 +60,8 @@ absl::StatusOr<GpuCodegen*> GpuExecutor::Impl::CodegenFor(const exec::Options& o
   return codegen.get();
 }
 
-absl::StatusOr<const GpuKernel*> GpuExecutor::Impl::GetOrCompile(const codegen::KernelSpec& spec,
-                                                                 const exec::Options& options) {
+absl::StatusOr<std::shared_ptr<const GpuKernel>> GpuExecutor::Impl::GetOrCompile(
+    const codegen::KernelSpec& spec, const exec::Options& options) {
   absl::StatusOr<GpuCodegen*> codegen = CodegenFor(options);
   if (!codegen.ok()) return codegen.status();
   codegen::NvptxCompiler& compiler = *(*codegen)->compiler;

@@ -35,6 +35,7 @@ namespace {
 using PhaseFunction = void (*)(char* const*, const int64_t*, int64_t, int64_t, int64_t*);
 
 struct CompiledKernel {
+  std::unique_ptr<runtime::HostJit::Object> object;  // unloaded with the kernel
   std::vector<PhaseFunction> phases;
 };
 
@@ -51,8 +52,8 @@ constexpr int64_t kElementsPerChunk = 1 << 15;
 /// One kernel of a prepared plan and how it runs.
 struct PlanStep {
   const passes::FusedKernel* kernel = nullptr;
-  std::optional<codegen::KernelSpec> spec;   // compiled kernels
-  const CompiledKernel* compiled = nullptr;  // null: a library step or an interpreted kernel
+  std::optional<codegen::KernelSpec> spec;         // compiled kernels
+  std::shared_ptr<const CompiledKernel> compiled;  // null: a library step or interpreted
 };
 
 struct PreparedPlan : ScheduledGraph {
@@ -94,8 +95,8 @@ struct HostExecutor::Impl {
   HostBackendStats stats;
 
   /// The compiled kernel, or Unimplemented when code generation has no lowering for it.
-  absl::StatusOr<const CompiledKernel*> GetOrCompile(const codegen::KernelSpec& spec,
-                                                     const exec::Options& options);
+  absl::StatusOr<std::shared_ptr<const CompiledKernel>> GetOrCompile(
+      const codegen::KernelSpec& spec, const exec::Options& options);
   /// `allocate` gives the storage of each output (the buffer plan's arena or its own).
   absl::Status RunKernel(const PlanStep& step, int threads,
                          absl::flat_hash_map<const ir::Node*, ir::HostTensor>& values,
@@ -141,7 +142,7 @@ HostBackendStats HostExecutor::stats() const {
   return stats;
 }
 
-absl::StatusOr<const CompiledKernel*> HostExecutor::Impl::GetOrCompile(
+absl::StatusOr<std::shared_ptr<const CompiledKernel>> HostExecutor::Impl::GetOrCompile(
     const codegen::KernelSpec& spec, const exec::Options& options) {
   auto compile = [&]() -> absl::StatusOr<std::string> {
     llvm::LLVMContext context;
@@ -151,12 +152,15 @@ absl::StatusOr<const CompiledKernel*> HostExecutor::Impl::GetOrCompile(
     return compiler->EmitObject(**module);
   };
   auto load = [&](const std::string& object) -> absl::StatusOr<std::unique_ptr<CompiledKernel>> {
-    // The same kernel text may already be linked under this name (a disk entry removed and
-    // recompiled in another process): the symbols are then the ones already loaded.
-    if (absl::Status s = jit->AddObject(object, spec.name); !s.ok()) return s;
+    // Each load is a library of its own, so a kernel unloaded and loaded again (or the same
+    // text loaded while an older copy is still in use) never clashes with its old symbols.
+    absl::StatusOr<std::unique_ptr<runtime::HostJit::Object>> loaded =
+        jit->AddObject(object, spec.name);
+    if (!loaded.ok()) return loaded.status();
     auto kernel = std::make_unique<CompiledKernel>();
+    kernel->object = *std::move(loaded);
     for (const codegen::Phase& phase : spec.phases) {
-      absl::StatusOr<void*> address = jit->Lookup(phase.function_name);
+      absl::StatusOr<void*> address = kernel->object->Lookup(phase.function_name);
       if (!address.ok()) return address.status();
       kernel->phases.push_back(reinterpret_cast<PhaseFunction>(*address));
     }
