@@ -85,7 +85,11 @@ namespace {
 struct Runnable {
   std::shared_ptr<const exec::Executable> executable;
   std::vector<int64_t> positions;
+  bool planned = false;  // made now (a plan-cache miss)
 };
+
+// Plans made by the last evaluation on this thread (for the loop-step report).
+thread_local bool t_last_evaluation_planned = false;
 
 // The executable for `graph`'s structure with these options: found in the plan cache, or
 // compiled and stored. On the host, a graph is keyed without its slice positions, so a loop
@@ -126,6 +130,7 @@ Runnable FindOrCompile(const ir::Graph& graph, const std::vector<BufferRef>& inp
       if (made->executable->ServesEveryPosition()) {
         cache.Insert(key, made);
         run.executable = made->executable;
+        run.planned = true;
         return run;
       }
       cache.Insert(key, std::make_shared<CachedPlan>());  // positions matter here
@@ -133,6 +138,7 @@ Runnable FindOrCompile(const ir::Graph& graph, const std::vector<BufferRef>& inp
       cache.Insert(absl::StrCat(ir::StructuralKey(graph), suffix), made);
       run.positions.clear();
       run.executable = made->executable;
+      run.planned = true;
       return run;
     }
     run.positions.clear();
@@ -147,6 +153,7 @@ Runnable FindOrCompile(const ir::Graph& graph, const std::vector<BufferRef>& inp
       CompileForEvaluation(target, WithUnboundParameters(graph, in_place), snapshot->options);
   cache.Insert(key, plan);
   run.executable = plan->executable;
+  run.planned = true;
   return run;
 }
 
@@ -172,6 +179,7 @@ void EvaluateArrays(const std::vector<ArrayImpl*>& targets) {
   ir::Graph graph = ir::Graph::FromResults("eval", {}, results);
   std::vector<BufferRef> inputs = CollectBoundInputs(graph);
   Runnable run = FindOrCompile(graph, inputs);
+  t_last_evaluation_planned = run.planned;
   graph = ir::Graph();  // drops the graph's references to donated storage before it is written
   std::vector<BufferRef> values = RunExecutable(*run.executable, inputs, run.positions);
   for (auto& [impl, index] : to_bind) BindResult(*impl, values[index]);
@@ -232,6 +240,21 @@ void EvaluateLoopStep(absl::string_view site) {
                                   targets.size(), " pending array", targets.size() == 1 ? "" : "s");
   EvaluateArrays(targets);
   Log(EvalRecord::Reason::kLoopStep, std::move(what));
+  // A loop whose steps keep making new plans recompiles or replans every step: say so once
+  // per site, with the site (shapes that change, or scalars passing through 0 and 1, are
+  // structure; docs/science.md).
+  constexpr int kNewPlansBeforeReport = 8;
+  thread_local absl::flat_hash_map<std::string, int> new_plans;
+  if (t_last_evaluation_planned && exec::CurrentSnapshot()->options.explain) {
+    int& count = new_plans[site];
+    if (++count == kNewPlansBeforeReport) {
+      std::cerr << "gpuc: explain: the loop at " << site << " made a new plan for "
+                << kNewPlansBeforeReport
+                << " of its steps: its structure changes from step to step (a shape, a zero "
+                   "offset, a scalar 0 or 1, the ops); each new structure is planned, and "
+                   "compiled unless its kernels exist\n";
+    }
+  }
 }
 
 void EvaluateIfPastLimits(ArrayImpl& impl) {

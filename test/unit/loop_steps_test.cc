@@ -258,5 +258,33 @@ TEST_F(LoopStepsTest, AWindowThatMovesButKeepsItsShapePlansOnce) {
   for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-12) << i;
 }
 
+TEST_F(LoopStepsTest, ALoopThatKeepsMakingNewPlansSaysSoOnceWithItsSite) {
+  exec::Options options = exec::CurrentOptions();
+  options.explain = true;
+  exec::ScopedOptions scoped(options);
+  Array a = array(RandomValues(64, 12));
+  Array total = gpuc::zeros({1});
+  testing::internal::CaptureStderr();
+  for (int64_t n = 1; n < 20; ++n) {
+    Array part = gpuc::sum(a(Slice(0, n))) * 0.5;  // a new shape every step
+    total(0) = total(0) + part;
+  }
+  total.eval();
+  const std::string err = testing::internal::GetCapturedStderr();
+  size_t reports = 0;
+  for (size_t at = err.find("made a new plan"); at != std::string::npos;
+       at = err.find("made a new plan", at + 1)) {
+    ++reports;
+  }
+  EXPECT_EQ(reports, 1u) << err;
+  EXPECT_NE(err.find("loop_steps_test.cc:"), std::string::npos) << err;
+  double want = 0;
+  const std::vector<double> av = a.to_host<double>();
+  for (int64_t n = 1; n < 20; ++n) {
+    for (int64_t k = 0; k < n; ++k) want += av[k] * 0.5;
+  }
+  EXPECT_NEAR(total.to_host<double>()[0], want, 1e-12);
+}
+
 }  // namespace
 }  // namespace gpuc
