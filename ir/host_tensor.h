@@ -16,6 +16,7 @@
 #include <memory>
 #include <vector>
 
+#include "ir/host_blocks.h"
 #include "ir/node.h"
 
 namespace gpuc::ir {
@@ -35,7 +36,7 @@ class HostTensor {
     HostTensor t;
     t.size_in_bytes_ = type.shape.num_elements() * DTypeSize(type.dtype);
     t.type_ = std::move(type);
-    t.bytes_ = std::make_shared_for_overwrite<std::byte[]>(static_cast<size_t>(t.size_in_bytes_));
+    t.bytes_ = AllocateHostBlock(static_cast<size_t>(t.size_in_bytes_));
     return t;
   }
 

@@ -247,16 +247,16 @@ Array Constant(const Scalar& value, DType dtype, const Shape& shape) {
   ir::Attributes attrs;
   attrs.Set("value", ScalarAttrValue(value));
   ir::TensorType type{ToIr(dtype), ToIrShape(shape)};
-  if (type.shape.rank() == 0) {
-    // A C++ scalar or gpuc::scalar(v) changes from one loop iteration to the next: it is
-    // recorded as a stored 0-d array, which evaluation passes to the plan as an input, so
-    // the plan and its kernels are found by structure whatever the value.
-    const ir::WideValue converted = ir::ConvertTo(type.dtype, *ir::ScalarAttribute(attrs));
-    if (IsRuntimeValue(converted)) {
-      ir::HostTensor tensor(type);
-      ir::StoreElement(type.dtype, tensor.element(0), converted);
-      return Array(MakeEvaluated(std::move(tensor)));
-    }
+  // A C++ scalar, gpuc::scalar(v) or gpuc::full's value changes from one loop iteration to
+  // the next: it is recorded as a stored 0-d array (broadcast to the shape), which evaluation
+  // passes to the plan as an input, so the plan and its kernels are found by structure
+  // whatever the value.
+  const ir::WideValue converted = ir::ConvertTo(type.dtype, *ir::ScalarAttribute(attrs));
+  if (IsRuntimeValue(converted)) {
+    ir::HostTensor tensor(ir::TensorType{type.dtype, ir::Shape()});
+    ir::StoreElement(type.dtype, tensor.element(0), converted);
+    Array value(MakeEvaluated(std::move(tensor)));
+    return type.shape.rank() == 0 ? value : Broadcast(value, shape);
   }
   return Record(ir::OpCode::kConstant, {}, std::move(attrs), std::move(type));
 }

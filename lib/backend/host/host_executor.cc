@@ -325,8 +325,7 @@ absl::StatusOr<std::vector<ir::HostTensor>> HostExecutor::Run(const PreparedPlan
   std::shared_ptr<std::byte[]> arena;
   if (plan.buffers.arena_bytes > 0) {
     try {
-      arena = std::make_shared_for_overwrite<std::byte[]>(
-          static_cast<size_t>(plan.buffers.arena_bytes));
+      arena = ir::AllocateHostBlock(static_cast<size_t>(plan.buffers.arena_bytes));
     } catch (const std::bad_alloc&) {
       return absl::ResourceExhaustedError(absl::StrCat("out of host memory: the intermediates of @",
                                                        graph.name, " need ",

@@ -1,0 +1,30 @@
+//===- host_blocks.h - Large host buffers, reused -------------------------===//
+//
+// A loop on the host back end makes arrays of the same sizes every step. Fresh large
+// allocations come from mmap, and every page of them faults on first touch, which costs more
+// than the kernel writing them for arrays of a few hundred KiB. Blocks of 64 KiB or more are
+// therefore kept when freed, by size (rounded up to 4 KiB), and handed out again; at most
+// kMaxCachedBytes are kept, the rest go back to the system. Thread-safe.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GPUC_IR_HOST_BLOCKS_H_
+#define GPUC_IR_HOST_BLOCKS_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+namespace gpuc::ir {
+
+/// The most bytes of freed blocks kept for reuse.
+inline constexpr size_t kMaxCachedHostBytes = size_t{256} << 20;
+
+/// `bytes` of uninitialized host memory, 64-byte aligned.
+std::shared_ptr<std::byte[]> AllocateHostBlock(size_t bytes);
+
+/// Bytes held in freed blocks now.
+size_t CachedHostBytes();
+
+}  // namespace gpuc::ir
+
+#endif  // GPUC_IR_HOST_BLOCKS_H_
