@@ -1,12 +1,12 @@
 //===- loops_main.cc - Time issue 31's loop programs: cold, warm, compiles ===//
 //
-//   bench_loops [--program NAME] [--repeat R] [--save DIR]
+//   bench_loops [--program NAME] [--repeat R] [--save DIR] [--trips-factor F]
 //   bench_loops --memory N      resident memory over N iterations of a loop where all varies
 //
 // One JSON line per program: the first call's time (cold: planning and compiling included;
 // run it with an empty GPUC_CACHE_DIR for a cold disk cache), the median of R warm calls,
-// the kernels compiled by the first call, by a second call at twice the iteration count (or
-// twice the size where the trip count is the size: it must be 0 for a loop compiled once),
+// the kernels compiled by the first call, by a second call at twice (F times) the iteration
+// count (or size where the trip count is the size: it must be 0 for a loop compiled once),
 // and by the warm calls, and the plans made. --save DIR writes each result as DIR/NAME.npy
 // for bench/loops/numpy_loops.py --check DIR.
 //
@@ -86,11 +86,13 @@ int MemoryLoop(int64_t iterations) {
 int main(int argc, char** argv) {
   std::string only, save;
   int repeat = 5;
+  int factor = 2;  // the second call's trip count, in multiples of the first's
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--program" && i + 1 < argc) only = argv[++i];
     if (arg == "--repeat" && i + 1 < argc) repeat = std::max(1, std::atoi(argv[++i]));
     if (arg == "--save" && i + 1 < argc) save = argv[++i];
+    if (arg == "--trips-factor" && i + 1 < argc) factor = std::max(2, std::atoi(argv[++i]));
     if (arg == "--memory" && i + 1 < argc) return MemoryLoop(std::max(10, std::atoi(argv[++i])));
   }
   for (const gpuc::bench::LoopProgram& p : gpuc::bench::LoopPrograms()) {
@@ -100,7 +102,8 @@ int main(int argc, char** argv) {
     const Counters c1 = Counters::Now();
     // Twice the trip count: twice the size where the size is the trip count.
     const bool size_is_trip = p.name == "covariance" || p.name == "convolution";
-    TimeRun(p, size_is_trip ? p.size * 2 : p.size, size_is_trip ? p.iterations : p.iterations * 2);
+    TimeRun(p, size_is_trip ? p.size * factor : p.size,
+            size_is_trip ? p.iterations : p.iterations * factor);
     const Counters c2 = Counters::Now();
     std::vector<double> warm;
     for (int r = 0; r < repeat; ++r) warm.push_back(TimeRun(p, p.size, p.iterations));
