@@ -222,18 +222,28 @@ void NotePending(const std::shared_ptr<ArrayImpl>& impl) {
   r.compact_at = std::max<size_t>(1024, 2 * r.arrays.size());
 }
 
-void EvaluateLoopStep(absl::string_view site) {
+namespace {
+
+// Every pending array of this thread still alive (held by the caller until evaluated), and
+// the registry emptied: what a cut evaluates.
+std::vector<std::shared_ptr<ArrayImpl>> TakeAlivePending() {
   PendingRegistry& r = ThreadPending();
-  std::vector<std::shared_ptr<ArrayImpl>> alive;  // held until evaluation is done
-  std::vector<ArrayImpl*> targets;
+  std::vector<std::shared_ptr<ArrayImpl>> alive;
   for (const std::weak_ptr<ArrayImpl>& w : r.arrays) {
     std::shared_ptr<ArrayImpl> a = w.lock();
-    if (!a || a->evaluated() || a->traced) continue;
-    targets.push_back(a.get());
-    alive.push_back(std::move(a));
+    if (a && !a->evaluated() && !a->traced) alive.push_back(std::move(a));
   }
   r.arrays.clear();
   r.compact_at = 1024;
+  return alive;
+}
+
+}  // namespace
+
+void EvaluateLoopStep(absl::string_view site) {
+  const std::vector<std::shared_ptr<ArrayImpl>> alive = TakeAlivePending();
+  std::vector<ArrayImpl*> targets;
+  for (const std::shared_ptr<ArrayImpl>& a : alive) targets.push_back(a.get());
   if (targets.empty()) return;
   std::string what = absl::StrCat("loop step: ", site,
                                   " records again while its last result is pending: evaluated ",
@@ -274,9 +284,18 @@ void EvaluateIfPastLimits(ArrayImpl& impl) {
   } else {
     return;
   }
+  // The cut takes every pending array still alive with it (the loop's carried arrays, written
+  // or not), so what is left pending afterwards starts from stored values, not from an
+  // intermediate of a graph that keeps growing.
+  const std::vector<std::shared_ptr<ArrayImpl>> alive = TakeAlivePending();
+  std::vector<ArrayImpl*> targets = {&impl};
+  for (const std::shared_ptr<ArrayImpl>& a : alive) {
+    if (a.get() != &impl) targets.push_back(a.get());
+  }
   absl::StrAppend(&what, ": evaluated ", impl.node->type().ToString(), " at ",
-                  ir::OpName(impl.node->op()));
-  EvaluateArrays({&impl});
+                  ir::OpName(impl.node->op()), targets.size() > 1 ? " with " : "",
+                  targets.size() > 1 ? absl::StrCat(targets.size() - 1, " other pending") : "");
+  EvaluateArrays(targets);
   Log(reason, std::move(what));
 }
 

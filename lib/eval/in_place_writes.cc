@@ -80,16 +80,40 @@ absl::flat_hash_set<const ir::Node*> FindInPlaceWrites(const ir::Graph& graph,
     if (&n->operand(1) == old) continue;
     const std::shared_ptr<std::vector<const ir::Node*>> chain = owned.at(old);
     // Every reader of every value in the storage's chain (but the writes that make the
-    // chain) must read elsewhere: one running after this write would see its region.
+    // chain) must read elsewhere, or be done before the write: one running after it would
+    // see its region. A reader whose every use (transitively) feeds the write is done before
+    // it, whichever kernels the uses are fused into, since each such kernel has an output the
+    // write waits for: u[1:-1] = f(u[:-2], u[1:-1], u[2:]) computes f, then writes in place.
     const Footprint region = RegionOf(*n, n->operand(1).shape());
     absl::flat_hash_set<const ir::Node*> chain_set(chain->begin(), chain->end());
     chain_set.insert(n.get());
+    absl::flat_hash_set<const ir::Node*> feeds_write;  // the write's operands, transitively
+    std::vector<const ir::Node*> stack = {&n->operand(1)};
+    while (!stack.empty()) {
+      const ir::Node* v = stack.back();
+      stack.pop_back();
+      if (!feeds_write.insert(v).second) continue;
+      for (const ir::NodeRef& op : v->operands()) stack.push_back(op.get());
+    }
+    auto done_before = [&](const ir::Node* reader) {
+      std::vector<const ir::Node*> users = {reader};
+      absl::flat_hash_set<const ir::Node*> seen;
+      while (!users.empty()) {
+        const ir::Node* u = users.back();
+        users.pop_back();
+        if (u == n.get() || !seen.insert(u).second) continue;  // the write reads it: fine
+        if (!feeds_write.contains(u)) return false;
+        for (const ir::Node* next : readers[u]) users.push_back(next);
+      }
+      return true;
+    };
     bool elsewhere = true;
     for (const ir::Node* member : *chain) {
       for (const ir::Node* reader : readers[member]) {
         if (chain_set.contains(reader)) continue;
-        elsewhere = elsewhere && reader->op() == ir::OpCode::kSlice &&
-                    Disjoint(RegionOf(*reader, reader->shape()), region);
+        elsewhere = elsewhere && ((reader->op() == ir::OpCode::kSlice &&
+                                   Disjoint(RegionOf(*reader, reader->shape()), region)) ||
+                                  done_before(reader));
       }
     }
     if (!elsewhere) continue;
