@@ -16,6 +16,7 @@ packages=(
   python3-numpy python3-scipy                 # the NumPy reference for fixtures and checks
   clang-format
   pkg-config                                  # the installed package's consumer test
+  clang libclang-rt-dev                       # the .gir parser's libFuzzer target (clang only)
 )
 
 missing=()
