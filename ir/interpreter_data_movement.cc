@@ -140,6 +140,12 @@ absl::StatusOr<int64_t> PositionAlongAxis(const Node& node, const HostTensor& da
                       ? (v.u > static_cast<uint64_t>(extent) ? extent : static_cast<int64_t>(v.u))
                       : v.i;
   if (index < (wrap ? -extent : 0) || index >= extent) {
+    // A scatter recorded by a public function (bincount) speaks of that function's input.
+    if (const std::string* api = node.attrs().Get<std::string>("api")) {
+      return absl::OutOfRangeError(absl::StrCat(*api, ": x holds ", index, ", outside [0, ", extent,
+                                                "): the counts have length ", extent,
+                                                index < 0 ? " and x must not be negative" : ""));
+    }
     return absl::OutOfRangeError(absl::StrCat(OpName(node.op()), ": index ", index,
                                               " is out of bounds for axis ", axis, " with size ",
                                               extent, " of ", data.type().ToString()));

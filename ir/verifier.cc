@@ -23,7 +23,8 @@ absl::Span<const absl::string_view> AllowedAttributes(OpCode op) {
   static constexpr absl::string_view kUpdateSlice[] = {"start", "stop", "step", "in_place",
                                                        "positions"};
   static constexpr absl::string_view kAxis[] = {"axis"};
-  static constexpr absl::string_view kScatter[] = {"axis", "combiner", "wrap"};
+  // api: the public function that recorded it (bincount), named by its evaluation errors.
+  static constexpr absl::string_view kScatter[] = {"axis", "combiner", "wrap", "api"};
   static constexpr absl::string_view kPad[] = {"low", "high", "value", "positions"};
   static constexpr absl::string_view kConstant[] = {"value"};
   static constexpr absl::string_view kFft[] = {"axes", "inverse", "norm", "kind", "n"};

@@ -11,12 +11,14 @@
 namespace gpuc {
 namespace {
 
-/// scatter-add of `values` into zeros(length) at `x`, with no wrapping of negative indices.
-Array ScatterAddInto(int64_t length, const Array& x, const Array& values) {
+/// scatter-add of `values` into zeros(length) at `x`, with no wrapping of negative indices;
+/// `api` names the public function in evaluation errors ("" for internal indices).
+Array ScatterAddInto(int64_t length, const Array& x, const Array& values, const char* api = "") {
   ir::Attributes attrs;
   attrs.Set("axis", int64_t{0});
   attrs.Set("combiner", std::string("add"));
   attrs.Set("wrap", false);
+  if (*api != '\0') attrs.Set("api", std::string(api));
   return detail::Record(ir::OpCode::kScatter, {zeros({length}, values.dtype()), x, values},
                         std::move(attrs));
 }
@@ -43,7 +45,7 @@ Array CheckedBinIndices(const char* op, const Array& x, int64_t length) {
 Array bincount(const Array& x, int64_t length, std::source_location site) {
   detail::ScopedRecordingSite scope(site);
   const Array indices = CheckedBinIndices("bincount", x, length);
-  return ScatterAddInto(length, indices, ones(x.shape(), int64));
+  return ScatterAddInto(length, indices, ones(x.shape(), int64), "bincount");
 }
 
 Array bincount(const Array& x, const Array& weights, int64_t length, std::source_location site) {
@@ -58,7 +60,7 @@ Array bincount(const Array& x, const Array& weights, int64_t length, std::source
   if (ir::IsComplex(detail::ToIr(weights.dtype()))) {
     detail::ThrowInvalid("bincount: weights cannot be complex (NumPy casts them to float64)");
   }
-  return ScatterAddInto(length, indices, weights.astype(float64));
+  return ScatterAddInto(length, indices, weights.astype(float64), "bincount");
 }
 
 Histogram histogram(const Array& x, int64_t bins, double lo, double hi) {
