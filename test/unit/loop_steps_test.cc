@@ -5,26 +5,19 @@
 // run one plan per step. Every result here is checked against the same loop on plain doubles.
 //
 //===----------------------------------------------------------------------===//
-#include <cmath>
-#include <random>
-
 #include <gtest/gtest.h>
+#include <cmath>
 
 #include "gpuc/gpuc.h"
 #include "lib/backend/host/host_executor.h"
 #include "lib/eval/evaluator.h"
 #include "lib/exec/options.h"
+#include "test/unit/test_util.h"
 
 namespace gpuc {
 namespace {
 
-std::vector<double> RandomValues(int64_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  std::vector<double> v(static_cast<size_t>(n));
-  for (double& x : v) x = u(rng);
-  return v;
-}
+std::vector<double> RandomValues(int64_t n, uint32_t seed) { return test::UniformDoubles(n, seed); }
 
 int LoopStepCuts() {
   int cuts = 0;

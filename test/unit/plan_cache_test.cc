@@ -6,8 +6,6 @@
 // against values computed without gpuc.
 //
 //===----------------------------------------------------------------------===//
-#include <random>
-
 #include <gtest/gtest.h>
 
 #include "absl/strings/match.h"
@@ -19,13 +17,7 @@
 namespace gpuc {
 namespace {
 
-std::vector<double> RandomValues(int64_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  std::vector<double> v(static_cast<size_t>(n));
-  for (double& x : v) x = u(rng);
-  return v;
-}
+std::vector<double> RandomValues(int64_t n, uint32_t seed) { return test::UniformDoubles(n, seed); }
 
 class PlanCacheTest : public ::testing::Test {
  protected:

@@ -1,6 +1,8 @@
 //===- test_util.cc - Shared helpers of the unit tests --------------------===//
 #include "test/unit/test_util.h"
 
+#include <random>
+
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -216,6 +218,14 @@ std::vector<ir::HostTensor> RandomCsr(int64_t rows, int64_t cols, int per_row, i
   std::vector<double> values(columns.size());
   for (double& v : values) v = static_cast<double>(next() % 2001) / 1000.0 - 1.0;
   return {MakeTensor(dtype, values), MakeTensor(index, columns), MakeTensor(index, offsets)};
+}
+
+std::vector<double> UniformDoubles(int64_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  std::vector<double> v(static_cast<size_t>(n));
+  for (double& x : v) x = u(rng);
+  return v;
 }
 
 }  // namespace gpuc::test

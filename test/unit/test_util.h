@@ -19,6 +19,9 @@
 
 namespace gpuc::test {
 
+/// n doubles drawn uniformly from [-1, 1) by std::mt19937(seed): fresh, reproducible inputs.
+std::vector<double> UniformDoubles(int64_t n, uint32_t seed);
+
 /// The message of the gpuc::Error `body` throws, or "" when it throws none.
 std::string ErrorOf(const std::function<void()>& body);
 
