@@ -70,7 +70,8 @@ class Node {
   const std::string& name() const { return name_; }
   /// Where the node came from ("file.cc:12" of the user code that recorded it), for error
   /// messages; empty when unknown. Not part of the node's meaning: printing, hashing and
-  /// comparison ignore it.
+  /// comparison ignore it. Interned: equal texts are one string, kept for the process's life,
+  /// so its address identifies the text (ir/structural_key.h keys by it).
   const std::string& location() const { return *location_; }
   /// The storage of a bound parameter; null for every other node.
   const std::shared_ptr<const Binding>& binding() const { return binding_; }

@@ -112,8 +112,9 @@ std::string KeyOf(const Graph& graph, std::vector<int64_t>* positions) {
     }
     if (positions != nullptr) AppendPositions(*n, *positions);
     // Part of the key so that an evaluation-time error names the line that recorded this
-    // graph's node, not the line of an earlier graph of the same shape.
-    w.PutString(n->location());
+    // graph's node, not the line of an earlier graph of the same shape. Locations are
+    // interned (one address per text, never freed): the address is the text, and cheaper.
+    w.Put<uintptr_t>(reinterpret_cast<uintptr_t>(&n->location()));
   }
   w.Put<uint32_t>(static_cast<uint32_t>(graph.results.size()));
   for (const NodeRef& r : graph.results) w.Put<uint32_t>(number.at(r.get()));

@@ -19,8 +19,10 @@
 
 namespace gpuc::ir {
 
-/// A compact byte string (not printable) identifying `graph`'s structure, as above. Linear in
-/// the graph's size; every node reached from the results must be in `params` or `nodes`.
+/// A compact byte string (not printable) identifying `graph`'s structure, as above, within this
+/// process: a recording location is keyed by the address of its interned text (ir/node.h),
+/// which is one per text and lives as long as the process. Linear in the graph's size; every
+/// node reached from the results must be in `params` or `nodes`.
 std::string StructuralKey(const Graph& graph);
 
 /// The same with slice positions left out (ir/positions.h): offsets are keyed only by which

@@ -49,80 +49,109 @@ absl::flat_hash_set<const ir::Node*> FindInPlaceWrites(const ir::Graph& graph,
   bool any = false;
   for (const ir::NodeRef& n : graph.nodes) any = any || n->op() == ir::OpCode::kUpdateSlice;
   if (!any) return writes;  // the common graph
-  // Who reads each value, and how often the graph itself refers to it: any other holder (a
-  // handle, a view, another pending graph) could still read the old value.
-  absl::flat_hash_map<const ir::Node*, std::vector<const ir::Node*>> readers;
-  absl::flat_hash_map<const ir::Node*, long> references;
+  // Values numbered densely, parameters first: a loop step evaluates this analysis every
+  // step, so it works on vectors indexed by number rather than maps keyed by node.
+  const int num_params = static_cast<int>(graph.params.size());
+  const int count = num_params + static_cast<int>(graph.nodes.size());
+  absl::flat_hash_map<const ir::Node*, int> number;
+  number.reserve(static_cast<size_t>(count));
+  std::vector<const ir::Node*> node_of(static_cast<size_t>(count));
+  for (int i = 0; i < count; ++i) {
+    const ir::Node* n = i < num_params ? graph.params[i].get() : graph.nodes[i - num_params].get();
+    number.emplace(n, i);
+    node_of[i] = n;
+  }
+  // Who reads each value (CSR lists), and how often the graph itself refers to it: any other
+  // holder (a handle, a view, another pending graph) could still read the old value.
+  std::vector<int> references(static_cast<size_t>(count), 0);
+  std::vector<int> first_reader(static_cast<size_t>(count) + 1, 0);
   for (const ir::NodeRef& n : graph.nodes) {
-    for (const ir::NodeRef& op : n->operands()) {
-      readers[op.get()].push_back(n.get());
-      ++references[op.get()];
+    for (const ir::NodeRef& op : n->operands()) ++references[number.at(op.get())];
+  }
+  for (int i = 0; i < count; ++i) first_reader[i + 1] = first_reader[i] + references[i];
+  std::vector<int> readers(static_cast<size_t>(first_reader[count]));
+  {
+    std::vector<int> fill(first_reader.begin(), first_reader.end() - 1);
+    for (int i = num_params; i < count; ++i) {
+      for (const ir::NodeRef& op : node_of[i]->operands()) readers[fill[number.at(op.get())]++] = i;
     }
   }
-  absl::flat_hash_set<const ir::Node*> results;
-  for (const ir::NodeRef& r : graph.results) results.insert(r.get());
+  std::vector<char> is_result(static_cast<size_t>(count), 0);
+  for (const ir::NodeRef& r : graph.results) is_result[number.at(r.get())] = 1;
   // Storage this evaluation may overwrite: donated inputs (held only by their parameter node
   // and `inputs`), then the results of in-place writes over them, as a chain of writes goes.
-  // Each owned value's chain: the donated input and the writes over it so far, one storage.
-  absl::flat_hash_map<const ir::Node*, std::shared_ptr<std::vector<const ir::Node*>>> owned;
-  for (size_t i = 0; i < graph.params.size() && i < inputs.size(); ++i) {
-    const ir::Node* p = graph.params[i].get();
+  // chain_of[v] names the chain value v's storage belongs to (-1: none); chains[c] lists the
+  // donated input and the writes over it so far, one storage.
+  std::vector<int> chain_of(static_cast<size_t>(count), -1);
+  std::vector<std::vector<int>> chains;
+  for (int i = 0; i < num_params && i < static_cast<int>(inputs.size()); ++i) {
     const exec::BufferRef& buffer = inputs[i];
-    if (results.contains(p) || !buffer || buffer.use_count() != 2 ||
-        !buffer->HostOnlyAndUnshared() || graph.params[i].use_count() != 1 + references[p]) {
+    if (is_result[i] || !buffer || buffer.use_count() != 2 || !buffer->HostOnlyAndUnshared() ||
+        graph.params[i].use_count() != 1 + references[i]) {
       continue;
     }
-    owned[p] = std::make_shared<std::vector<const ir::Node*>>(1, p);
+    chain_of[i] = static_cast<int>(chains.size());
+    chains.push_back({i});
   }
-  for (const ir::NodeRef& n : graph.nodes) {
-    if (n->op() != ir::OpCode::kUpdateSlice || !owned.contains(&n->operand(0))) continue;
-    const ir::Node* old = &n->operand(0);
-    if (&n->operand(1) == old) continue;
-    const std::shared_ptr<std::vector<const ir::Node*>> chain = owned.at(old);
+  if (chains.empty()) return writes;
+  // Marks stamped per write and per walk, so each walk costs what it visits, not the graph.
+  std::vector<int> feeds_write(static_cast<size_t>(count), -1);  // == w: feeds write w
+  std::vector<int> seen(static_cast<size_t>(count), -1);         // == walk: seen by it
+  int walk = 0;
+  std::vector<int> stack;
+  for (int w = num_params; w < count; ++w) {
+    const ir::Node* n = node_of[w];
+    if (n->op() != ir::OpCode::kUpdateSlice) continue;
+    const int old = number.at(&n->operand(0));
+    const int value = number.at(&n->operand(1));
+    if (chain_of[old] < 0 || value == old) continue;
+    const std::vector<int>& chain = chains[chain_of[old]];
     // Every reader of every value in the storage's chain (but the writes that make the
     // chain) must read elsewhere, or be done before the write: one running after it would
     // see its region. A reader whose every use (transitively) feeds the write is done before
     // it, whichever kernels the uses are fused into, since each such kernel has an output the
     // write waits for: u[1:-1] = f(u[:-2], u[1:-1], u[2:]) computes f, then writes in place.
     const Footprint region = RegionOf(*n, n->operand(1).shape());
-    absl::flat_hash_set<const ir::Node*> chain_set(chain->begin(), chain->end());
-    chain_set.insert(n.get());
-    absl::flat_hash_set<const ir::Node*> feeds_write;  // the write's operands, transitively
-    std::vector<const ir::Node*> stack = {&n->operand(1)};
+    stack.assign(1, value);
     while (!stack.empty()) {
-      const ir::Node* v = stack.back();
+      const int v = stack.back();
       stack.pop_back();
-      if (!feeds_write.insert(v).second) continue;
-      for (const ir::NodeRef& op : v->operands()) stack.push_back(op.get());
+      if (feeds_write[v] == w) continue;
+      feeds_write[v] = w;
+      for (const ir::NodeRef& op : node_of[v]->operands()) stack.push_back(number.at(op.get()));
     }
-    auto done_before = [&](const ir::Node* reader) {
-      std::vector<const ir::Node*> users = {reader};
-      absl::flat_hash_set<const ir::Node*> seen;
-      while (!users.empty()) {
-        const ir::Node* u = users.back();
-        users.pop_back();
-        if (u == n.get() || !seen.insert(u).second) continue;  // the write reads it: fine
-        if (!feeds_write.contains(u)) return false;
-        for (const ir::Node* next : readers[u]) users.push_back(next);
+    auto in_chain = [&](int v) { return v == w || chain_of[v] == chain_of[old]; };
+    auto done_before = [&](int reader) {
+      ++walk;
+      stack.assign(1, reader);
+      while (!stack.empty()) {
+        const int u = stack.back();
+        stack.pop_back();
+        if (u == w || seen[u] == walk) continue;  // the write reads it: fine
+        seen[u] = walk;
+        if (feeds_write[u] != w) return false;
+        for (int k = first_reader[u]; k < first_reader[u + 1]; ++k) stack.push_back(readers[k]);
       }
       return true;
     };
     bool elsewhere = true;
-    for (const ir::Node* member : *chain) {
-      for (const ir::Node* reader : readers[member]) {
-        if (chain_set.contains(reader)) continue;
-        elsewhere = elsewhere && ((reader->op() == ir::OpCode::kSlice &&
-                                   Disjoint(RegionOf(*reader, reader->shape()), region)) ||
-                                  done_before(reader));
+    for (size_t c = 0; elsewhere && c < chain.size(); ++c) {
+      const int member = chain[c];
+      for (int k = first_reader[member]; elsewhere && k < first_reader[member + 1]; ++k) {
+        const int reader = readers[k];
+        if (in_chain(reader)) continue;
+        const ir::Node& r = *node_of[reader];
+        elsewhere = (r.op() == ir::OpCode::kSlice && Disjoint(RegionOf(r, r.shape()), region)) ||
+                    done_before(reader);
       }
     }
     if (!elsewhere) continue;
-    writes.insert(n.get());
+    writes.insert(n);
     // The write's result is that storage now; a later write may go on over it when nothing
     // outside the graph holds it and it is not handed out as a result.
-    if (!results.contains(n.get()) && n.use_count() == 1 + references[n.get()]) {
-      chain->push_back(n.get());
-      owned[n.get()] = chain;
+    if (!is_result[w] && graph.nodes[w - num_params].use_count() == 1 + references[w]) {
+      chains[chain_of[old]].push_back(w);
+      chain_of[w] = chain_of[old];
     }
   }
   return writes;
