@@ -13,6 +13,7 @@
 #include "gpuc/function.h"      // IWYU pragma: export
 #include "gpuc/io.h"            // IWYU pragma: export
 #include "gpuc/linalg.h"        // IWYU pragma: export
+#include "gpuc/loops.h"         // IWYU pragma: export
 #include "gpuc/manipulation.h"  // IWYU pragma: export
 #include "gpuc/memory.h"        // IWYU pragma: export
 #include "gpuc/random.h"        // IWYU pragma: export

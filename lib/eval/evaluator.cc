@@ -14,6 +14,7 @@
 #include "lib/api/status_to_error.h"
 #include "lib/eval/in_place_writes.h"
 #include "lib/eval/plan_cache.h"
+#include "lib/eval/trace.h"
 #include "lib/exec/current_options.h"
 
 namespace gpuc::detail {
@@ -53,8 +54,8 @@ std::vector<BufferRef> CollectBoundInputs(ir::Graph& graph) {
     if (declared.contains(n.get())) continue;
     if (!n->binding()) {
       ThrowInvalid(absl::StrCat("eval: an array of type ", n->type().ToString(),
-                                " depends on an argument of a gpuc::compile trace; such arrays "
-                                "exist only inside the traced function"));
+                                " depends on a placeholder of a traced function (gpuc::compile, "
+                                "fori_loop, while_loop); such arrays exist only inside it"));
     }
     inputs.push_back(std::static_pointer_cast<const Buffer>(n->binding()));
     graph.params.push_back(std::move(n));
@@ -167,9 +168,11 @@ void EvaluateArrays(const std::vector<ArrayImpl*>& targets) {
   for (ArrayImpl* t : targets) {
     if (t->evaluated()) continue;
     if (t->traced) {
+      const std::string& trace = CurrentTrace();
       ThrowInvalid(absl::StrCat("cannot evaluate an array of type ", t->node->type().ToString(),
-                                " inside gpuc::compile: it depends on the traced arguments, "
-                                "which are placeholders while tracing"));
+                                " inside ", trace.empty() ? "a traced function" : trace,
+                                ": it depends on the traced arguments, which are placeholders "
+                                "while tracing (their values exist only when the plan runs)"));
     }
     auto [it, inserted] = result_index.try_emplace(t->node.get(), results.size());
     if (inserted) results.push_back(t->node);

@@ -7,6 +7,7 @@
 #include "lib/api/array_impl.h"
 #include "lib/api/recorder.h"
 #include "lib/eval/evaluator.h"
+#include "lib/eval/trace.h"
 
 namespace gpuc::detail {
 
@@ -55,26 +56,12 @@ std::string Signature(const std::vector<Array>& args) {
 }
 
 std::shared_ptr<const Plan> Trace(const std::vector<Array>& args, const TraceFn& trace) {
-  std::vector<Array> placeholders;
-  std::vector<ir::NodeRef> params;
-  for (size_t i = 0; i < args.size(); ++i) {
-    ir::NodeRef p =
-        ir::Node::Create(ir::OpCode::kParameter, ImplOf(args[i], "compile").node->type(), {}, {},
-                         absl::StrCat("arg", i));
-    std::shared_ptr<ArrayImpl> impl = MakePending(p, {});
-    impl->traced = true;
-    impl->pending_depth = 0;
-    impl->pending_nodes = 0;
-    placeholders.emplace_back(std::move(impl));
-    params.push_back(std::move(p));
-  }
-  std::vector<Array> outputs = trace(placeholders);
-  if (outputs.empty()) ThrowInvalid("compile: the traced function returned no arrays");
-  std::vector<ir::NodeRef> results;
-  for (const Array& out : outputs) results.push_back(ImplOf(out, "compile").node);
+  std::vector<ir::TensorType> types;
+  for (const Array& a : args) types.push_back(ImplOf(a, "compile").node->type());
+  TracedGraph traced = TraceGraph("compile", types, {}, trace);
   auto plan = std::make_shared<Plan>();
-  plan->graph = ir::Graph::FromResults("compiled", std::move(params), std::move(results));
-  plan->captured = CollectBoundInputs(plan->graph);
+  plan->graph = std::move(traced.graph);
+  plan->captured = std::move(traced.captured);
   // Once per signature: later calls pay no pass, fusion or compile cost.
   const exec::Options options = exec::CurrentOptions();
   plan->executable = CompileForEvaluation(EvaluationTarget(options), plan->graph, options);

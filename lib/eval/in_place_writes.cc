@@ -43,8 +43,15 @@ bool Disjoint(const Footprint& a, const Footprint& b) {
 
 }  // namespace
 
-absl::flat_hash_set<const ir::Node*> FindInPlaceWrites(const ir::Graph& graph,
-                                                       const std::vector<exec::BufferRef>& inputs) {
+namespace {
+
+// The analysis over `graph` with parameter i's storage donated where `donated(i, references)`
+// says so (references: how often the graph itself refers to it). `private_graph`: nothing
+// outside the graph can hold its nodes' values (a trace's), so a write's result continues a
+// chain whoever holds the node.
+template <typename Donated>
+absl::flat_hash_set<const ir::Node*> FindWrites(const ir::Graph& graph, bool private_graph,
+                                                const Donated& donated) {
   absl::flat_hash_set<const ir::Node*> writes;
   bool any = false;
   for (const ir::NodeRef& n : graph.nodes) any = any || n->op() == ir::OpCode::kUpdateSlice;
@@ -84,12 +91,8 @@ absl::flat_hash_set<const ir::Node*> FindInPlaceWrites(const ir::Graph& graph,
   // donated input and the writes over it so far, one storage.
   std::vector<int> chain_of(static_cast<size_t>(count), -1);
   std::vector<std::vector<int>> chains;
-  for (int i = 0; i < num_params && i < static_cast<int>(inputs.size()); ++i) {
-    const exec::BufferRef& buffer = inputs[i];
-    if (is_result[i] || !buffer || buffer.use_count() != 2 || !buffer->HostOnlyAndUnshared() ||
-        graph.params[i].use_count() != 1 + references[i]) {
-      continue;
-    }
+  for (int i = 0; i < num_params; ++i) {
+    if (is_result[i] || !donated(i, references[i])) continue;
     chain_of[i] = static_cast<int>(chains.size());
     chains.push_back({i});
   }
@@ -149,12 +152,33 @@ absl::flat_hash_set<const ir::Node*> FindInPlaceWrites(const ir::Graph& graph,
     writes.insert(n);
     // The write's result is that storage now; a later write may go on over it when nothing
     // outside the graph holds it and it is not handed out as a result.
-    if (!is_result[w] && graph.nodes[w - num_params].use_count() == 1 + references[w]) {
+    if (!is_result[w] &&
+        (private_graph || graph.nodes[w - num_params].use_count() == 1 + references[w])) {
       chains[chain_of[old]].push_back(w);
       chain_of[w] = chain_of[old];
     }
   }
   return writes;
+}
+
+}  // namespace
+
+absl::flat_hash_set<const ir::Node*> FindInPlaceWrites(const ir::Graph& graph,
+                                                       const std::vector<exec::BufferRef>& inputs) {
+  // Donated: held only by its parameter node and `inputs`, host bytes owned alone, and the
+  // parameter node referenced only from inside the graph.
+  return FindWrites(graph, /*private_graph=*/false, [&](int i, int references) {
+    if (i >= static_cast<int>(inputs.size())) return false;
+    const exec::BufferRef& buffer = inputs[i];
+    return buffer && buffer.use_count() == 2 && buffer->HostOnlyAndUnshared() &&
+           graph.params[i].use_count() == 1 + references;
+  });
+}
+
+absl::flat_hash_set<const ir::Node*> FindInPlaceWritesOverParams(const ir::Graph& graph,
+                                                                 const std::vector<bool>& donated) {
+  return FindWrites(graph, /*private_graph=*/true,
+                    [&](int i, int) { return i < static_cast<int>(donated.size()) && donated[i]; });
 }
 
 std::string InPlaceKey(const ir::Graph& graph, const absl::flat_hash_set<const ir::Node*>& writes) {

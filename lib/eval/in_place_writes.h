@@ -30,6 +30,11 @@ namespace gpuc::detail {
 absl::flat_hash_set<const ir::Node*> FindInPlaceWrites(const ir::Graph& graph,
                                                        const std::vector<exec::BufferRef>& inputs);
 
+/// The same for a traced graph (a loop body): parameter i's storage is donated where
+/// `donated[i]`, and nothing outside the graph can read its values.
+absl::flat_hash_set<const ir::Node*> FindInPlaceWritesOverParams(const ir::Graph& graph,
+                                                                 const std::vector<bool>& donated);
+
 /// The plan key's part for `writes`: which parameters they write over ("" when none).
 std::string InPlaceKey(const ir::Graph& graph, const absl::flat_hash_set<const ir::Node*>& writes);
 

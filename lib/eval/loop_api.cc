@@ -1,0 +1,241 @@
+//===- loop_api.cc - fori_loop and while_loop: a step traced once ----------===//
+//
+// The body is traced once over placeholders (lib/eval/trace.h) and compiled for the
+// evaluation target; each step runs that executable on the previous step's buffers. On the
+// host the state is donated from the second step on: the loop holds the only reference to
+// each state buffer then, so a plan compiled with the body's writes in place
+// (lib/eval/in_place_writes.h) runs whenever every state buffer is the loop's alone.
+//
+//===----------------------------------------------------------------------===//
+#include <atomic>
+
+#include "absl/strings/str_cat.h"
+#include "gpuc/loops.h"
+#include "lib/api/array_impl.h"
+#include "lib/api/recorder.h"
+#include "lib/api/status_to_error.h"
+#include "lib/eval/evaluator.h"
+#include "lib/eval/in_place_writes.h"
+#include "lib/eval/plan_cache.h"
+#include "lib/eval/trace.h"
+#include "lib/exec/current_options.h"
+
+namespace gpuc::detail {
+namespace {
+
+std::atomic<int64_t> g_loops{0}, g_steps{0}, g_traces{0}, g_in_place_steps{0};
+
+std::vector<ir::TensorType> TypesOf(const std::vector<Array>& arrays, const char* what) {
+  std::vector<ir::TensorType> types;
+  for (const Array& a : arrays) types.push_back(ImplOf(a, what).node->type());
+  return types;
+}
+
+// The loop's start: not inside another trace, a state to carry, every state array evaluated
+// (a loop's inputs are stored values) and its buffer.
+std::vector<BufferRef> StartLoop(const std::string& loop, const std::vector<Array>& state) {
+  if (!CurrentTrace().empty()) {
+    ThrowInvalid(absl::StrCat(loop, ": a loop inside a traced function (", CurrentTrace(),
+                              ") is not supported yet; write the inner loop as C++ code or "
+                              "run it outside"));
+  }
+  if (state.empty()) ThrowInvalid(absl::StrCat(loop, ": the state holds no arrays"));
+  std::vector<ArrayImpl*> impls;
+  for (const Array& a : state) impls.push_back(&ImplOf(a, loop.c_str()));
+  EvaluateArrays(impls);
+  std::vector<BufferRef> buffers;
+  for (ArrayImpl* impl : impls) {
+    buffers.push_back(std::static_pointer_cast<const Buffer>(impl->node->binding()));
+  }
+  ++g_loops;
+  return buffers;
+}
+
+// What the body returned must be the state again: as many arrays, each of its dtype and shape.
+void CheckStateTypes(const std::string& loop, const ir::Graph& body, size_t first_result,
+                     const std::vector<ir::TensorType>& state) {
+  const size_t returned = body.results.size() - first_result;
+  if (returned != state.size()) {
+    ThrowInvalid(absl::StrCat(loop, ": the body returned ", returned, " array",
+                              returned == 1 ? "" : "s", " for a state of ", state.size()));
+  }
+  for (size_t i = 0; i < state.size(); ++i) {
+    const ir::TensorType& got = body.results[first_result + i]->type();
+    if (got != state[i]) {
+      ThrowInvalid(absl::StrCat(loop, ": the body returned ", got.ToString(), " for state ", i,
+                                ", which is ", state[i].ToString(),
+                                "; the body must return the state's dtypes and shapes (cast or "
+                                "broadcast inside it)"));
+    }
+  }
+}
+
+// A traced function compiled for the evaluation target: as traced, and (host only) with its
+// writes into the donated parameters [first_donated, first_donated + donated_count) in place.
+class CompiledTrace {
+ public:
+  CompiledTrace(TracedGraph traced, size_t first_donated, size_t donated_count)
+      : traced_(std::move(traced)),
+        options_(exec::CurrentOptions()),
+        target_(EvaluationTarget(options_)),
+        first_donated_(first_donated),
+        donated_count_(donated_count) {
+    copying_ = CompileForEvaluation(target_, traced_.graph, options_);
+    if (target_.name() != "host" || donated_count == 0) return;
+    std::vector<bool> donated(traced_.graph.params.size(), false);
+    for (size_t i = 0; i < donated_count; ++i) donated[first_donated + i] = true;
+    const absl::flat_hash_set<const ir::Node*> writes =
+        FindInPlaceWritesOverParams(traced_.graph, donated);
+    if (!writes.empty()) {
+      in_place_ =
+          CompileForEvaluation(target_, WithUnboundParameters(traced_.graph, writes), options_);
+    }
+  }
+
+  const std::vector<BufferRef>& captured() const { return traced_.captured; }
+  const ir::Graph& graph() const { return traced_.graph; }
+
+  /// Runs on `inputs` (the placeholders' buffers, then the captured ones), writing in place
+  /// when every donated input is held by `inputs` alone.
+  std::vector<BufferRef> Run(const std::vector<BufferRef>& inputs) const {
+    bool donated = in_place_ != nullptr;
+    for (size_t i = 0; donated && i < donated_count_; ++i) {
+      const BufferRef& b = inputs[first_donated_ + i];
+      donated = b.use_count() == 1 && b->HostOnlyAndUnshared();
+    }
+    if (donated) ++g_in_place_steps;
+    return RunExecutable(donated ? *in_place_ : *copying_, inputs);
+  }
+
+ private:
+  TracedGraph traced_;
+  exec::Options options_;
+  exec::Target& target_;
+  size_t first_donated_, donated_count_;
+  std::shared_ptr<const exec::Executable> copying_, in_place_;
+};
+
+std::vector<std::string> StateNames(size_t count, const char* first = nullptr) {
+  std::vector<std::string> names;
+  if (first != nullptr) names.emplace_back(first);
+  for (size_t i = 0; i < count; ++i) names.push_back(absl::StrCat("state", i));
+  return names;
+}
+
+BufferRef IndexBuffer(int64_t i) {
+  ir::HostTensor index(ir::TensorType{ir::DType::kInt64, ir::Shape()});
+  *reinterpret_cast<int64_t*>(index.data()) = i;
+  return std::make_shared<const exec::Buffer>(std::move(index));
+}
+
+std::vector<Array> ArraysOf(std::vector<BufferRef> buffers) {
+  std::vector<Array> out;
+  for (BufferRef& b : buffers) {
+    auto impl = std::make_shared<ArrayImpl>();
+    BindResult(*impl, std::move(b));
+    out.emplace_back(std::move(impl));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<Array> ForiLoop(int64_t lower, int64_t upper, const ForiBody& body,
+                            const std::vector<Array>& state) {
+  const std::string loop = "fori_loop";
+  std::vector<BufferRef> carried = StartLoop(loop, state);
+  if (lower >= upper) return ArraysOf(std::move(carried));
+  const std::vector<ir::TensorType> state_types = TypesOf(state, "fori_loop");
+  std::vector<ir::TensorType> types = {ir::TensorType{ir::DType::kInt64, ir::Shape()}};
+  types.insert(types.end(), state_types.begin(), state_types.end());
+  TracedGraph traced = TraceGraph("fori_loop body", types, StateNames(state.size(), "index"),
+                                  [&](const std::vector<Array>& p) {
+                                    return body(p[0], std::vector<Array>(p.begin() + 1, p.end()));
+                                  });
+  ++g_traces;
+  CheckStateTypes(loop, traced.graph, 0, state_types);
+  const CompiledTrace step(std::move(traced), 1, state.size());
+  for (int64_t i = lower; i < upper; ++i) {
+    std::vector<BufferRef> inputs;
+    inputs.reserve(1 + carried.size() + step.captured().size());
+    inputs.push_back(IndexBuffer(i));
+    for (BufferRef& b : carried) inputs.push_back(std::move(b));
+    inputs.insert(inputs.end(), step.captured().begin(), step.captured().end());
+    carried = step.Run(inputs);
+    ++g_steps;
+  }
+  return ArraysOf(std::move(carried));
+}
+
+std::vector<Array> WhileLoop(const WhileCondition& cond, const WhileBody& body,
+                             const std::vector<Array>& state) {
+  const std::string loop = "while_loop";
+  std::vector<BufferRef> carried = StartLoop(loop, state);
+  const std::vector<ir::TensorType> state_types = TypesOf(state, "while_loop");
+  TracedGraph traced_cond =
+      TraceGraph("while_loop condition", state_types, StateNames(state.size()),
+                 [&](const std::vector<Array>& p) { return std::vector<Array>{cond(p)}; });
+  const ir::Graph& c = traced_cond.graph;
+  if (c.results.size() != 1 || c.results[0]->type() != ir::TensorType{ir::DType::kBool, {}}) {
+    ThrowInvalid(absl::StrCat("while_loop: the condition returned ",
+                              c.results[0]->type().ToString(),
+                              "; it must return a bool 0-d array"));
+  }
+  TracedGraph traced_body = TraceGraph("while_loop body", state_types, StateNames(state.size()),
+                                       [&](const std::vector<Array>& p) { return body(p); });
+  g_traces += 2;
+  CheckStateTypes(loop, traced_body.graph, 0, state_types);
+  const CompiledTrace test(std::move(traced_cond), 0, 0);
+  const CompiledTrace step(std::move(traced_body), 0, state.size());
+  while (true) {
+    std::vector<BufferRef> inputs = carried;
+    inputs.insert(inputs.end(), test.captured().begin(), test.captured().end());
+    const BufferRef holds = test.Run(inputs).at(0);
+    const ir::HostTensor& value = *internal::ValueOrThrow(holds->Host());
+    if (*reinterpret_cast<const bool*>(value.data()) == false) break;
+    inputs.clear();
+    for (BufferRef& b : carried) inputs.push_back(std::move(b));
+    inputs.insert(inputs.end(), step.captured().begin(), step.captured().end());
+    carried = step.Run(inputs);
+    ++g_steps;
+  }
+  return ArraysOf(std::move(carried));
+}
+
+}  // namespace gpuc::detail
+
+namespace gpuc {
+
+std::vector<Array> fori_loop(int64_t lower, int64_t upper, const ForiBody& body,
+                             const std::vector<Array>& state) {
+  return detail::ForiLoop(lower, upper, body, state);
+}
+
+Array fori_loop(int64_t lower, int64_t upper,
+                const std::function<Array(const Array& index, const Array& state)>& body,
+                const Array& state) {
+  return detail::ForiLoop(lower, upper,
+                          [&](const Array& i, const std::vector<Array>& s) {
+                            return std::vector<Array>{body(i, s[0])};
+                          },
+                          {state})[0];
+}
+
+std::vector<Array> while_loop(const WhileCondition& cond, const WhileBody& body,
+                              const std::vector<Array>& state) {
+  return detail::WhileLoop(cond, body, state);
+}
+
+Array while_loop(const std::function<Array(const Array& state)>& cond,
+                 const std::function<Array(const Array& state)>& body, const Array& state) {
+  return detail::WhileLoop(
+      [&](const std::vector<Array>& s) { return cond(s[0]); },
+      [&](const std::vector<Array>& s) { return std::vector<Array>{body(s[0])}; }, {state})[0];
+}
+
+LoopStats loop_stats() {
+  return {detail::g_loops.load(), detail::g_steps.load(), detail::g_traces.load(),
+          detail::g_in_place_steps.load()};
+}
+
+}  // namespace gpuc
