@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "gpuc/loops.h"
+#include "ir/structural_key.h"
 #include "lib/api/array_impl.h"
 #include "lib/api/recorder.h"
 #include "lib/api/status_to_error.h"
@@ -75,20 +76,24 @@ void CheckStateTypes(const std::string& loop, const ir::Graph& body, size_t firs
 class CompiledTrace {
  public:
   CompiledTrace(TracedGraph traced, size_t first_donated, size_t donated_count)
-      : traced_(std::move(traced)),
-        options_(exec::CurrentOptions()),
-        target_(EvaluationTarget(options_)),
-        first_donated_(first_donated),
-        donated_count_(donated_count) {
-    copying_ = CompileForEvaluation(target_, traced_.graph, options_);
-    if (target_.name() != "host" || donated_count == 0) return;
+      : traced_(std::move(traced)), first_donated_(first_donated), donated_count_(donated_count) {
+    const std::shared_ptr<const exec::OptionsSnapshot> snapshot = exec::CurrentSnapshot();
+    exec::Target& target = EvaluationTarget(snapshot->options);
+    // A loop called again (inside an outer C++ loop, or a program run twice) finds its plans
+    // by structure in the evaluation's plan cache, as a recorded step does.
+    const std::string key = absl::StrCat(ir::StructuralKey(traced_.graph), "\n", target.name(), " ",
+                                         snapshot->plan_key, "\ntraced loop step");
+    copying_ = FindOrCompile(target, snapshot->options, key, {});
+    if (target.name() != "host" || donated_count == 0) return;
     std::vector<bool> donated(traced_.graph.params.size(), false);
     for (size_t i = 0; i < donated_count; ++i) donated[first_donated + i] = true;
     const absl::flat_hash_set<const ir::Node*> writes =
         FindInPlaceWritesOverParams(traced_.graph, donated);
     if (!writes.empty()) {
-      in_place_ =
-          CompileForEvaluation(target_, WithUnboundParameters(traced_.graph, writes), options_);
+      in_place_ = FindOrCompile(target, snapshot->options,
+                                absl::StrCat(key, " donating ", first_donated, "+", donated_count,
+                                             InPlaceKey(traced_.graph, writes)),
+                                writes);
     }
   }
 
@@ -108,9 +113,19 @@ class CompiledTrace {
   }
 
  private:
+  std::shared_ptr<const exec::Executable> FindOrCompile(
+      exec::Target& target, const exec::Options& options, const std::string& key,
+      const absl::flat_hash_set<const ir::Node*>& writes) const {
+    PlanCache& cache = PlanCache::Get();
+    if (std::shared_ptr<const CachedPlan> plan = cache.Find(key)) return plan->executable;
+    auto plan = std::make_shared<CachedPlan>();
+    plan->executable =
+        CompileForEvaluation(target, WithUnboundParameters(traced_.graph, writes), options);
+    cache.Insert(key, plan);
+    return plan->executable;
+  }
+
   TracedGraph traced_;
-  exec::Options options_;
-  exec::Target& target_;
   size_t first_donated_, donated_count_;
   std::shared_ptr<const exec::Executable> copying_, in_place_;
 };

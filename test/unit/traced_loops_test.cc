@@ -76,6 +76,27 @@ TEST(TracedLoopsTest, ForiLoopTracesTheBodyOnceAndMatchesThePlainLoop) {
   EXPECT_EQ(after.traces - before.traces, 1);
 }
 
+TEST(TracedLoopsTest, ALoopCalledAgainFindsItsPlanInThePlanCache) {
+  // An outer C++ loop calling an inner fori_loop traces the body every call (it is C++), but
+  // plans it once: the second call's step is found by structure.
+  clear_plan_cache();
+  auto run = [](double shift) {
+    return fori_loop(
+        0, 10, [&](const Array&, const Array& x) { return x * 0.5 + shift; },
+        array<double>({1.0, 2.0}));
+  };
+  const Array first = run(2.5);  // not 0 or 1, which are structure (docs/science.md)
+  const PlanCacheStats after_first = plan_cache_stats();
+  const Array second = run(3.0);
+  const PlanCacheStats after_second = plan_cache_stats();
+  EXPECT_EQ(after_second.misses, after_first.misses);
+  EXPECT_GT(after_second.hits, after_first.hits);
+  // x_10 = 0.5^10 x_0 + shift (2 - 2 * 0.5^10).
+  const double f = std::ldexp(1.0, -10);
+  EXPECT_DOUBLE_EQ(first.to_host<double>()[1], 2.0 * f + 2.5 * (2.0 - 2.0 * f));
+  EXPECT_DOUBLE_EQ(second.to_host<double>()[0], 1.0 * f + 3.0 * (2.0 - 2.0 * f));
+}
+
 TEST(TracedLoopsTest, TheIndexRunsFromLowerToUpperAsAnInt64Value) {
   Array total = fori_loop(
       3, 10, [](const Array& i, const Array& acc) { return acc + i * i; },
