@@ -189,7 +189,6 @@ absl::StatusOr<HostTensor> EvalTakeNode(const Node& node, const HostTensor& data
 
 absl::StatusOr<HostTensor> EvalScatterNode(const Node& node, const HostTensor& data,
                                            const HostTensor& indices, const HostTensor& values) {
-  HostTensor out = data.Clone();
   const Attributes& attrs = node.attrs();
   const int axis = static_cast<int>(*attrs.Get<int64_t>("axis"));
   const bool wrap = attrs.GetBool("wrap", true).value_or(true);
@@ -197,13 +196,24 @@ absl::StatusOr<HostTensor> EvalScatterNode(const Node& node, const HostTensor& d
   const std::optional<OpCode> op = combiner == "set" ? std::nullopt : ParseOpName(combiner);
   const DType loop = values.dtype();
   const AxisLayout l = LayoutAround(data, indices, axis, values.num_elements());
+  // Every index is checked before any element is written: a scatter in place (its old value's
+  // storage donated, lib/eval/in_place_writes.h) must leave that storage as it was when an
+  // index is out of range, so the array it belonged to keeps its values.
+  std::vector<int64_t> positions(static_cast<size_t>(l.count));
+  for (int64_t k = 0; k < l.count; ++k) {
+    absl::StatusOr<int64_t> index = PositionAlongAxis(node, data, indices, k, axis, wrap);
+    if (!index.ok()) return index.status();
+    positions[k] = *index;
+  }
+  HostTensor out = attrs.GetBool("in_place", false).value_or(false)
+                       ? data.SharingStorage(node.type())
+                       : data.Clone();
   // Values in row-major order, so that a repeated index combines in NumPy's order.
   for (int64_t o = 0; o < l.outer; ++o) {
     for (int64_t k = 0; k < l.count; ++k) {
-      absl::StatusOr<int64_t> index = PositionAlongAxis(node, data, indices, k, axis, wrap);
-      if (!index.ok()) return index.status();
+      const int64_t index = positions[k];
       for (int64_t in = 0; in < l.inner; ++in) {
-        std::byte* target = out.element((o * l.extent + *index) * l.inner + in);
+        std::byte* target = out.element((o * l.extent + index) * l.inner + in);
         const WideValue v = LoadElement(loop, values.element((o * l.count + k) * l.inner + in));
         if (!op) {
           StoreElement(out.dtype(), target, v);

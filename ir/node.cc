@@ -67,7 +67,7 @@ Node::~Node() {
 }
 
 bool IsInPlaceWrite(const Node& node) {
-  if (node.op() != OpCode::kUpdateSlice) return false;
+  if (node.op() != OpCode::kUpdateSlice && node.op() != OpCode::kScatter) return false;
   const bool* in_place = node.attrs().Get<bool>("in_place");
   return in_place != nullptr && *in_place;
 }

@@ -104,9 +104,9 @@ class Node {
   std::shared_ptr<const Binding> binding_;
 };
 
-/// Whether `node` is an update_slice that writes its region into its old value's storage
+/// Whether `node` is an update_slice or a scatter that writes into its old value's storage
 /// (attribute in_place = true, set by evaluation when that storage was donated): a kernel
-/// boundary, run by the host back end as a region copy.
+/// boundary, run by the host back end as a region copy or a scatter over the old storage.
 bool IsInPlaceWrite(const Node& node);
 
 }  // namespace gpuc::ir

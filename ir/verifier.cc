@@ -24,7 +24,8 @@ absl::Span<const absl::string_view> AllowedAttributes(OpCode op) {
                                                        "positions"};
   static constexpr absl::string_view kAxis[] = {"axis"};
   // api: the public function that recorded it (bincount), named by its evaluation errors.
-  static constexpr absl::string_view kScatter[] = {"axis", "combiner", "wrap", "api"};
+  // in_place: as update_slice's (the scatter writes its values into the old storage).
+  static constexpr absl::string_view kScatter[] = {"axis", "combiner", "wrap", "api", "in_place"};
   static constexpr absl::string_view kPad[] = {"low", "high", "value", "positions"};
   static constexpr absl::string_view kConstant[] = {"value"};
   static constexpr absl::string_view kFft[] = {"axes", "inverse", "norm", "kind", "n"};

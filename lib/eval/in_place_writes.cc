@@ -31,6 +31,18 @@ Footprint RegionOf(const ir::Node& n, const ir::Shape& region) {
   return f;
 }
 
+Footprint Everywhere(const ir::Shape& shape) {
+  Footprint f;
+  for (int d = 0; d < shape.rank(); ++d) f.axes.emplace_back(0, shape[d] - 1);
+  return f;
+}
+
+// The writes this analysis may put in place: update_slice (a region) and scatter (indexed
+// elements).
+bool IsWrite(const ir::Node& n) {
+  return n.op() == ir::OpCode::kUpdateSlice || n.op() == ir::OpCode::kScatter;
+}
+
 // Some axis where the two regions share no position.
 bool Disjoint(const Footprint& a, const Footprint& b) {
   for (size_t d = 0; d < a.axes.size() && d < b.axes.size(); ++d) {
@@ -54,7 +66,7 @@ absl::flat_hash_set<const ir::Node*> FindWrites(const ir::Graph& graph, bool pri
                                                 const Donated& donated) {
   absl::flat_hash_set<const ir::Node*> writes;
   bool any = false;
-  for (const ir::NodeRef& n : graph.nodes) any = any || n->op() == ir::OpCode::kUpdateSlice;
+  for (const ir::NodeRef& n : graph.nodes) any = any || IsWrite(*n);
   if (!any) return writes;  // the common graph
   // Values numbered densely, parameters first: a loop step evaluates this analysis every
   // step, so it works on vectors indexed by number rather than maps keyed by node.
@@ -104,18 +116,25 @@ absl::flat_hash_set<const ir::Node*> FindWrites(const ir::Graph& graph, bool pri
   std::vector<int> stack;
   for (int w = num_params; w < count; ++w) {
     const ir::Node* n = node_of[w];
-    if (n->op() != ir::OpCode::kUpdateSlice) continue;
+    if (!IsWrite(*n)) continue;
     const int old = number.at(&n->operand(0));
-    const int value = number.at(&n->operand(1));
-    if (chain_of[old] < 0 || value == old) continue;
+    if (chain_of[old] < 0) continue;
+    // What the write reads besides the old value: update_slice's region value, scatter's
+    // indices and values. The old value itself among them: not in place.
+    std::vector<int> inputs;
+    for (int i = 1; i < n->num_operands(); ++i) inputs.push_back(number.at(&n->operand(i)));
+    if (std::find(inputs.begin(), inputs.end(), old) != inputs.end()) continue;
     const std::vector<int>& chain = chains[chain_of[old]];
     // Every reader of every value in the storage's chain (but the writes that make the
     // chain) must read elsewhere, or be done before the write: one running after it would
     // see its region. A reader whose every use (transitively) feeds the write is done before
     // it, whichever kernels the uses are fused into, since each such kernel has an output the
     // write waits for: u[1:-1] = f(u[:-2], u[1:-1], u[2:]) computes f, then writes in place.
-    const Footprint region = RegionOf(*n, n->operand(1).shape());
-    stack.assign(1, value);
+    // A scatter's region depends on its indices: all of the old value, for this analysis.
+    const Footprint region = n->op() == ir::OpCode::kUpdateSlice
+                                 ? RegionOf(*n, n->operand(1).shape())
+                                 : Everywhere(n->shape());
+    stack = inputs;
     while (!stack.empty()) {
       const int v = stack.back();
       stack.pop_back();

@@ -5,8 +5,10 @@
 // holds it, and nothing else owns its bytes), the evaluation may take that storage over
 // ("donation"), and an update_slice over it whose other readers in the graph all read
 // elsewhere (slices disjoint from the region) writes only its region, in place: writing one
-// row of a matrix moves a row's bytes, not the matrix's. The host back end does such writes;
-// the plan key records which inputs were donated.
+// row of a matrix moves a row's bytes, not the matrix's. A scatter (`a.at(idx).set(v)`) over
+// donated storage writes only its indexed elements when every other reader of the old value
+// is done before it (its region depends on the indices, so no slice counts as disjoint). The
+// host back end does such writes; the plan key records which inputs were donated.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GPUC_LIB_EVAL_IN_PLACE_WRITES_H_

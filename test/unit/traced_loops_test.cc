@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "gpuc/gpuc.h"
+#include "ir/interpreter_kernels.h"
 #include "lib/backend/host/host_executor.h"
 #include "lib/exec/options.h"
 #include "test/unit/test_util.h"
@@ -140,13 +141,19 @@ TEST(TracedLoopsTest, AnEmptyRangeReturnsTheStateWithoutRunningTheBody) {
   EXPECT_EQ(out.to_host<double>(), (std::vector<double>{3.0, 5.0}));
 }
 
-TEST(TracedLoopsTest, AWriteAtTheIndexFillsOneRowPerStep) {
+TEST(TracedLoopsTest, AScatterAtTheIndexFillsOneRowPerStepInPlace) {
   // Row k of an n x n matrix filled at step k: the functional write form with the index as
-  // an array subscript (a C++ subscript would need the index's value while tracing).
+  // an array subscript (a C++ subscript would need the index's value while tracing). On the
+  // host the scatter writes into the loop's own matrix from the second step: a row a step.
+  exec::Options host = exec::CurrentOptions();
+  host.backend = "host";
+  exec::ScopedOptions scope(host);
   const int64_t n = 64;
   const std::vector<double> row_values = test::UniformDoubles(n, 3);
   const Array row = array(row_values);
   const Array start = zeros({n, n});
+  const detail::HostBackendStats before = detail::HostExecutor::Get().stats();
+  const LoopStats loops_before = loop_stats();
   Array m = fori_loop(
       0, n, [&](const Array& k, const Array& m) { return m.at(k).set(row * (k + 1)); }, start);
   const std::vector<double> got = m.to_host<double>();
@@ -156,6 +163,41 @@ TEST(TracedLoopsTest, AWriteAtTheIndexFillsOneRowPerStep) {
     }
   }
   EXPECT_EQ(start.to_host<double>(), std::vector<double>(n * n, 0.0));
+  const detail::HostBackendStats after = detail::HostExecutor::Get().stats();
+  EXPECT_EQ(loop_stats().in_place_steps - loops_before.in_place_steps, n - 1);
+  EXPECT_EQ(after.in_place_write_bytes - before.in_place_write_bytes, (n - 1) * n * 8);
+}
+
+TEST(TracedLoopsTest, AnInPlaceScatterWithAnIndexOutOfRangeWritesNothing) {
+  // Every index is checked before the first element is written, so the donated storage (an
+  // array's values) is as it was when the scatter fails.
+  ir::Attributes attrs;
+  attrs.Set("axis", int64_t{0});
+  attrs.Set("combiner", std::string("set"));
+  attrs.Set("wrap", false);
+  attrs.Set("in_place", true);
+  const ir::TensorType type{ir::DType::kFloat64, ir::Shape({4})};
+  const ir::NodeRef data_node = ir::Node::Create(ir::OpCode::kParameter, type, {}, {});
+  const ir::NodeRef index_node = ir::Node::Create(
+      ir::OpCode::kParameter, ir::TensorType{ir::DType::kInt64, ir::Shape({2})}, {}, {});
+  const ir::NodeRef values_node = ir::Node::Create(
+      ir::OpCode::kParameter, ir::TensorType{ir::DType::kFloat64, ir::Shape({2})}, {}, {});
+  const ir::NodeRef scatter =
+      ir::Node::Create(ir::OpCode::kScatter, type, {data_node, index_node, values_node}, attrs);
+  const ir::HostTensor data = test::MakeTensor(ir::DType::kFloat64, {1, 2, 3, 4});
+  const ir::HostTensor values = test::MakeTensor(ir::DType::kFloat64, {7, 8});
+  const absl::StatusOr<ir::HostTensor> bad = ir::interp::EvalScatterNode(
+      *scatter, data, test::MakeTensor(ir::DType::kInt64, {1, 4}), values);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("out of bounds"), std::string::npos) << bad.status();
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(test::ElementAsDouble(data, i), i + 1.0);
+  // In range, it writes into the same storage.
+  const absl::StatusOr<ir::HostTensor> good = ir::interp::EvalScatterNode(
+      *scatter, data, test::MakeTensor(ir::DType::kInt64, {1, 3}), values);
+  ASSERT_TRUE(good.ok()) << good.status();
+  EXPECT_EQ(good->data(), data.data());
+  EXPECT_EQ(test::ElementAsDouble(data, 1), 7.0);
+  EXPECT_EQ(test::ElementAsDouble(data, 3), 8.0);
 }
 
 TEST(TracedLoopsTest, ASliceWriteIntoTheStateMovesOnlyItsRegionAfterTheFirstStep) {

@@ -359,8 +359,10 @@ absl::StatusOr<std::vector<ir::HostTensor>> HostExecutor::Run(const PreparedPlan
           for (const ir::NodeRef& m : step.kernel->nodes) {
             if (!ir::IsInPlaceWrite(*m)) continue;
             ++impl_->stats.in_place_writes;
+            // The region's bytes (update_slice's value, or the scatter's values).
             impl_->stats.in_place_write_bytes +=
-                m->operand(1).shape().num_elements() * ir::DTypeSize(m->dtype());
+                m->operand(m->num_operands() - 1).shape().num_elements() *
+                ir::DTypeSize(m->dtype());
           }
         }
         s = InterpretFusedKernel(*step.kernel, values, positions);

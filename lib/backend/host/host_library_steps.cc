@@ -75,7 +75,8 @@ absl::Status InterpretFusedKernel(const passes::FusedKernel& kernel,
     // GEMMs through the CPU BLAS, FFTs in O(n log n), CSR products as a typed loop; everything
     // else (and matmuls and products of other dtypes) through the interpreter's definitions.
     absl::StatusOr<ir::HostTensor> value =
-        ir::IsInPlaceWrite(*m)        ? WriteRegionInPlace(*m, *operands[0], *operands[1])
+        ir::IsInPlaceWrite(*m) && m->op() == ir::OpCode::kUpdateSlice
+            ? WriteRegionInPlace(*m, *operands[0], *operands[1])
         : HostBlasHandles(*m)         ? HostMatmul(*m, *operands[0], *operands[1])
         : m->op() == ir::OpCode::kFft ? HostFft(*m, *operands[0])
         : m->op() == ir::OpCode::kMatmulBias
