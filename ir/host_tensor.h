@@ -16,6 +16,7 @@
 #include <memory>
 #include <vector>
 
+#include "ir/copy_bytes.h"
 #include "ir/host_blocks.h"
 #include "ir/node.h"
 
@@ -60,8 +61,8 @@ class HostTensor {
 
   /// A copy with its own bytes.
   HostTensor Clone() const {
-    HostTensor copy(type_);
-    if (size_in_bytes_ > 0) std::memcpy(copy.data(), data(), static_cast<size_t>(size_in_bytes_));
+    HostTensor copy = Uninitialized(type_);  // every byte is copied over
+    if (size_in_bytes_ > 0) CopyBytes(copy.data(), data(), static_cast<size_t>(size_in_bytes_));
     return copy;
   }
 

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "ir/copy_bytes.h"
 #include "ir/elementwise_semantics.h"
 #include "ir/interpreter_kernels.h"
 #include "ir/type_inference.h"
@@ -31,7 +32,7 @@ HostTensor EvalDataMovementNode(const Node& node, const Operands& operands) {
 
   switch (node.op()) {
     case OpCode::kReshape:
-      std::memcpy(out.data(), operands[0]->data(), out.size_in_bytes());
+      CopyBytes(out.data(), operands[0]->data(), out.size_in_bytes());
       return out;
     case OpCode::kConstant: {
       WideValue value = ScalarAttr(node);
@@ -56,7 +57,7 @@ HostTensor EvalDataMovementNode(const Node& node, const Operands& operands) {
       return out;
     }
     case OpCode::kUpdateSlice: {
-      std::memcpy(out.data(), operands[0]->data(), out.size_in_bytes());
+      CopyBytes(out.data(), operands[0]->data(), out.size_in_bytes());
       const HostTensor& value = *operands[1];
       const auto& start = *attrs.Get<std::vector<int64_t>>("start");
       const auto& step = *attrs.Get<std::vector<int64_t>>("step");
@@ -208,6 +209,18 @@ absl::StatusOr<HostTensor> EvalScatterNode(const Node& node, const HostTensor& d
   HostTensor out = attrs.GetBool("in_place", false).value_or(false)
                        ? data.SharingStorage(node.type())
                        : data.Clone();
+  if (!op && loop == out.dtype()) {
+    // A plain set of the same dtype: each index's inner run is one copy (the last write to
+    // an index wins, as in NumPy's order below).
+    const size_t run = static_cast<size_t>(l.inner * DTypeSize(loop));
+    for (int64_t o = 0; o < l.outer; ++o) {
+      for (int64_t k = 0; k < l.count; ++k) {
+        CopyBytes(out.element((o * l.extent + positions[k]) * l.inner),
+                  values.element((o * l.count + k) * l.inner), run);
+      }
+    }
+    return out;
+  }
   // Values in row-major order, so that a repeated index combines in NumPy's order.
   for (int64_t o = 0; o < l.outer; ++o) {
     for (int64_t k = 0; k < l.count; ++k) {

@@ -164,6 +164,115 @@ Array Convolution(int64_t n, int64_t) {
   return out;
 }
 
+// The same programs with the loop written as gpuc::fori_loop (gpuc/loops.h): the body is
+// traced once, and a subscript or window that moves with the index is a take or an
+// at(index).set of the index array. Each computes what its plain form computes.
+
+Array ThomasFori(int64_t n, int64_t nz) {
+  Array a = -1.0 + 0.1 * Wave({nz, n, n}, 2);
+  Array b = 4.0 + Wave({nz, n, n}, 3);
+  Array c = -1.0 + 0.1 * Wave({nz, n, n}, 4);
+  Array d = Wave({nz, n, n}, 5);
+  gpuc::eval({a, b, c, d});
+  Array cp = gpuc::empty({nz, n, n});
+  Array dp = gpuc::empty({nz, n, n});
+  cp(0) = c(0) / b(0);
+  dp(0) = d(0) / b(0);
+  std::vector<Array> forward =
+      gpuc::fori_loop(1, nz,
+                      [&](const Array& k, const std::vector<Array>& s) {
+                        Array ak = gpuc::take(a, k, 0);
+                        Array denom = gpuc::take(b, k, 0) - ak * gpuc::take(s[0], k - 1, 0);
+                        Array cpk = gpuc::take(c, k, 0) / denom;
+                        Array dpk = (gpuc::take(d, k, 0) - ak * gpuc::take(s[1], k - 1, 0)) / denom;
+                        return std::vector<Array>{s[0].at(k).set(cpk), s[1].at(k).set(dpk)};
+                      },
+                      {cp, dp});
+  cp = forward[0];
+  dp = forward[1];
+  Array x = gpuc::empty({nz, n, n});
+  x(nz - 1) = dp(nz - 1);
+  x = gpuc::fori_loop(
+      0, nz - 1,
+      [&](const Array& j, const Array& x) {
+        Array k = (nz - 2) - j;
+        return x.at(k).set(gpuc::take(dp, k, 0) - gpuc::take(cp, k, 0) * gpuc::take(x, k + 1, 0));
+      },
+      x);
+  return x;
+}
+
+Array Stencil1dFori(int64_t n, int64_t steps) {
+  const double dt = 0.4 / static_cast<double>(steps);
+  return gpuc::fori_loop(
+      0, steps,
+      [&](const Array& t, const Array& u0) {
+        Array u = u0;
+        u(0) = gpuc::sin(0.05 * t);
+        u(Slice(1, -1)) = u(Slice(1, -1)) +
+                          dt * t * (u(Slice(0, -2)) - 2.0 * u(Slice(1, -1)) + u(Slice(2, none)));
+        return u;
+      },
+      Wave({n}, 6));
+}
+
+Array Stencil2dFori(int64_t n, int64_t steps) {
+  const Slice in(1, -1), up(0, -2), down(2, none);
+  const double dt = 0.2 / static_cast<double>(steps);
+  return gpuc::fori_loop(
+      0, steps,
+      [&](const Array& t, const Array& u0) {
+        Array u = u0;
+        u(0) = gpuc::sin(0.05 * t);
+        u(in, in) = u(in, in) +
+                    dt * t * (u(up, in) + u(down, in) + u(in, up) + u(in, down) - 4.0 * u(in, in));
+        return u;
+      },
+      Wave({n, n}, 7));
+}
+
+Array NBodyFori(int64_t n, int64_t steps) {
+  Array mass = (1.0 + 0.5 * Wave({n}, 10)).eval();
+  const double dt = 0.001, eps2 = 0.01;
+  std::vector<Array> out = gpuc::fori_loop(
+      0, steps,
+      [&](const Array& t, const std::vector<Array>& s) {
+        const Array& pos = s[0];
+        Array d = pos(gpuc::newaxis, colon, colon) - pos(colon, gpuc::newaxis, colon);
+        Array r2 = gpuc::sum(d * d, {-1}) + eps2;
+        Array inv3 = gpuc::power(r2, -1.5);
+        Array acc =
+            gpuc::sum(d * (inv3 * mass(gpuc::newaxis, colon))(colon, colon, gpuc::newaxis), {1});
+        Array vel = s[1] + dt * acc;
+        Array next = pos + dt * vel;
+        Array kinetic = 0.5 * gpuc::sum(mass * gpuc::sum(vel * vel, {1}));
+        Array potential = -0.5 * gpuc::sum(mass(colon, gpuc::newaxis) * mass(gpuc::newaxis, colon) /
+                                           gpuc::sqrt(r2));
+        return std::vector<Array>{next, vel, s[2].at(t).set(kinetic + potential)};
+      },
+      {Wave({n, 3}, 8), 0.1 * Wave({n, 3}, 9), gpuc::zeros({steps})});
+  return out[2];
+}
+
+Array MandelbrotFori(int64_t n, int64_t iterations) {
+  Array x = gpuc::linspace(-2.0, 0.6, n);
+  Array y = gpuc::linspace(-1.2, 1.2, n);
+  Array cr = gpuc::broadcast_to(x(gpuc::newaxis, colon), {n, n}).eval();
+  Array ci = gpuc::broadcast_to(y(colon, gpuc::newaxis), {n, n}).eval();
+  std::vector<Array> out = gpuc::fori_loop(
+      0, iterations,
+      [&](const Array& i, const std::vector<Array>& s) {
+        const Array &zr = s[0], &zi = s[1], &counts = s[2];
+        Array next_r = zr * zr - zi * zi + cr;
+        Array next_i = 2.0 * zr * zi + ci;
+        Array escaped = (next_r * next_r + next_i * next_i > 4.0) & (counts == iterations);
+        return std::vector<Array>{gpuc::where(escaped, 0.0, next_r),
+                                  gpuc::where(escaped, 0.0, next_i), counts.at(escaped).set(i)};
+      },
+      {gpuc::zeros({n, n}), gpuc::zeros({n, n}), gpuc::full({n, n}, iterations, gpuc::int64)});
+  return out[2];
+}
+
 }  // namespace
 
 const std::vector<LoopProgram>& LoopPrograms() {
@@ -179,6 +288,15 @@ const std::vector<LoopProgram>& LoopPrograms() {
       {"mandelbrot", "z = z^2 + c; counts[escaped] = i", 256, 64, Mandelbrot},
       {"convolution", "out[i, j] = sum(image[i:i+5, j:j+5] * w) for every output pixel", 40, 1,
        Convolution},
+      // The loops above written with gpuc::fori_loop (the same results).
+      {"thomas.fori", "thomas with fori_loop: take(b, k, 0), cp.at(k).set(...)", 128, 64,
+       ThomasFori},
+      {"stencil1d.fori", "stencil1d with fori_loop: the step traced once", 65536, 500,
+       Stencil1dFori},
+      {"stencil2d.fori", "stencil2d with fori_loop", 256, 200, Stencil2dFori},
+      {"nbody.fori", "nbody with fori_loop: energy.at(t).set(...)", 256, 50, NBodyFori},
+      {"mandelbrot.fori", "mandelbrot with fori_loop: counts.at(escaped).set(i)", 256, 64,
+       MandelbrotFori},
   };
   return programs;
 }

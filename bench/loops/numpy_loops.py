@@ -137,6 +137,12 @@ PROGRAMS = [  # name, function, size, iterations (bench/loops/loop_programs.cc)
     ("nbody", nbody, 256, 50),
     ("mandelbrot", mandelbrot, 256, 64),
     ("convolution", convolution, 40, 1),
+    # gpuc's fori_loop forms of the same programs: NumPy's loop is the same loop.
+    ("thomas.fori", thomas, 128, 64),
+    ("stencil1d.fori", stencil1d, 65536, 500),
+    ("stencil2d.fori", stencil2d, 256, 200),
+    ("nbody.fori", nbody, 256, 50),
+    ("mandelbrot.fori", mandelbrot, 256, 64),
 ]
 
 

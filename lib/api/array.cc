@@ -6,6 +6,7 @@
 #include "gpuc/array.h"
 #include "gpuc/elementwise.h"
 #include "gpuc/manipulation.h"
+#include "ir/copy_bytes.h"
 #include "ir/printer.h"
 #include "ir/wide_value.h"
 #include "lib/api/array_impl.h"
@@ -61,7 +62,7 @@ void Array::copy_to(void* dst, int64_t capacity) const {
                                       " bytes, the destination holds ", capacity));
   }
   detail::EvaluateForRead(impl, "copy_to");
-  if (bytes > 0) std::memcpy(dst, impl.host_tensor().data(), static_cast<size_t>(bytes));
+  if (bytes > 0) ir::CopyBytes(dst, impl.host_tensor().data(), static_cast<size_t>(bytes));
 }
 
 void Array::copy_converted(DType as, void* dst, int64_t capacity) const {

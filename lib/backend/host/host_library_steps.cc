@@ -1,5 +1,6 @@
 //===- host_library_steps.cc - Plan steps without a compiled kernel -------===//
 #include "lib/backend/host/host_library_steps.h"
+#include "ir/copy_bytes.h"
 
 #include <cstring>
 
@@ -28,7 +29,7 @@ ir::HostTensor WriteRegionInPlace(const ir::Node& write, const ir::HostTensor& o
   for (int d = 0; d < rank; ++d) base += start[d] * stride[d];
   const int64_t count = region.num_elements();
   if (count > 0) {
-    // Row by row along the last axis; a contiguous row is one memcpy.
+    // Row by row along the last axis; a contiguous row is one copy.
     const int64_t row = rank == 0 ? 1 : region[rank - 1];
     const bool contiguous_rows = rank == 0 || step[rank - 1] == 1;
     std::vector<int64_t> index(static_cast<size_t>(std::max(rank - 1, 0)), 0);
@@ -37,7 +38,7 @@ ir::HostTensor WriteRegionInPlace(const ir::Node& write, const ir::HostTensor& o
       int64_t at = base;
       for (int d = 0; d + 1 < rank; ++d) at += index[d] * step[d] * stride[d];
       if (contiguous_rows) {
-        std::memcpy(old.data() + at, from, static_cast<size_t>(row * item));
+        ir::CopyBytes(old.data() + at, from, static_cast<size_t>(row * item));
       } else {
         const int64_t jump = step[rank - 1] * stride[rank - 1];
         for (int64_t k = 0; k < row; ++k)
