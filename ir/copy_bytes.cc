@@ -14,7 +14,10 @@ void CopyBytes(void* dst, const void* src, size_t bytes) {
   constexpr size_t kLarge = 4096;  // below this, memcpy's small-copy paths are fine
   const uintptr_t apart = reinterpret_cast<uintptr_t>(dst) - reinterpret_cast<uintptr_t>(src);
 #if defined(__SSE2__)
-  if (bytes >= kLarge && (apart & 63) != 0) {
+  const auto* d0 = static_cast<const char*>(dst);
+  const auto* s0 = static_cast<const char*>(src);
+  const bool overlap = d0 < s0 + bytes && s0 < d0 + bytes;
+  if (bytes >= kLarge && (apart & 63) != 0 && !overlap) {
     auto* d = static_cast<char*>(dst);
     const auto* s = static_cast<const char*>(src);
     size_t i = 0;
@@ -33,7 +36,7 @@ void CopyBytes(void* dst, const void* src, size_t bytes) {
   }
 #endif
   (void)apart;
-  std::memcpy(dst, src, bytes);
+  std::memmove(dst, src, bytes);
 }
 
 }  // namespace gpuc::ir

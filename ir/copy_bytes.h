@@ -16,7 +16,7 @@
 
 namespace gpuc::ir {
 
-/// Copies `bytes` bytes from `src` to `dst` (which must not overlap).
+/// Copies `bytes` bytes from `src` to `dst`; overlapping ranges copy as memmove does.
 void CopyBytes(void* dst, const void* src, size_t bytes);
 
 }  // namespace gpuc::ir

@@ -111,6 +111,9 @@ Array Record(ir::OpCode op, const std::vector<Array>& operands, ir::Attributes a
         (previous = it->second.node.lock()) && !IsNearOperand(previous.get(), operands)) {
       bool traced = false;
       for (const Array& a : operands) traced = traced || ImplOf(a, ir::OpName(op).data()).traced;
+      // Dropped before the cut: a reference held here would make the evaluation see the
+      // previous step's node as held outside its graph, and its write could not go in place.
+      previous.reset();
       if (!traced) EvaluateLoopStep(CurrentRecordingSiteText());
     }
   }

@@ -249,6 +249,29 @@ TEST_F(LoopStepsTest, AStencilWriteReadingItsOwnRegionIsInPlaceAfterItsValue) {
   for (size_t i = 0; i < want.size(); ++i) EXPECT_EQ(got[i], want[i]) << i;
 }
 
+// The same stencil as a literal loop with no eval(): each loop-step cut evaluates the
+// previous step, whose two writes (the boundary, then the interior over the boundary's
+// result) both go in place.
+TEST_F(LoopStepsTest, ALiteralStencilLoopWritesBothRegionsInPlace) {
+  if (detail::EvaluationTarget(exec::CurrentOptions()).name() != "host") {
+    GTEST_SKIP() << "in-place writes are done by the host back end";
+  }
+  const int64_t n = 4096, steps = 12;
+  const std::vector<double> start = RandomValues(n, 14);
+  Array u = array(start);
+  u.eval();
+  std::vector<double> want = start;
+  const detail::HostBackendStats before = detail::HostExecutor::Get().stats();
+  StencilSteps(u, 0, steps, 1e-3);
+  StencilReference(want, 0, steps, 1e-3);
+  const std::vector<double> got = u.to_host<double>();
+  for (size_t i = 0; i < want.size(); ++i) ASSERT_NEAR(got[i], want[i], 1e-13) << i;
+  const detail::HostBackendStats after = detail::HostExecutor::Get().stats();
+  EXPECT_EQ(after.in_place_writes - before.in_place_writes, 2 * steps);
+  EXPECT_EQ(after.in_place_write_bytes - before.in_place_write_bytes,
+            steps * (1 + (n - 2)) * static_cast<int64_t>(sizeof(double)));
+}
+
 TEST_F(LoopStepsTest, AWriteIsNotInPlaceWhileAnotherHandleStillSeesTheOldValue) {
   Array a = array(RandomValues(32, 10));
   a.eval();
