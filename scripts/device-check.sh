@@ -75,6 +75,12 @@ elif [ "$mode" = science ]; then
   timeout 120 "$bin/science_heat2d" $([ -n "$quick" ] && echo --steps 20) | tee "$out/science.jsonl"
   timeout 300 python3 bench/science/heat2d_peers.py $([ -n "$quick" ] && echo --steps 20) |
     tee -a "$out/science.jsonl"
+  # Conjugate gradient on the 2-D Poisson matrix (2048^2 unknowns, f32): a plain C++ loop and
+  # fori_loop in gpuc, cupyx's cg and the loop in CuPy, JAX's cg, in the same run.
+  "$bin/science_cg" --check test/fixtures/science
+  timeout 180 "$bin/science_cg" $([ -n "$quick" ] && echo --iterations 20) | tee -a "$out/science.jsonl"
+  timeout 300 python3 bench/science/cg_peers.py $([ -n "$quick" ] && echo --iterations 20) |
+    tee -a "$out/science.jsonl"
 elif [ "$mode" = library ]; then
   timeout 240 "$bin/bench_gpu" --library $quick | tee "$out/library-bench.jsonl"
   # The bias and ReLU as a kernel of their own instead of the GEMM's epilogue, side by side.
