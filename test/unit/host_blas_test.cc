@@ -107,6 +107,24 @@ TEST(HostBlasTest, TransposedOperandsAreBlasFlags) {
 
 // Explicit transposes against the interpreter's reading of them: the host's canonicalized
 // graph multiplies the untransposed values with flags, and the results are the same.
+// A dimension of 1 goes through ?gemv (as NumPy's matmul does): a row times a matrix, a matrix
+// times a column, each with the matrix stored either way, and a 1-D dot, for every BLAS dtype
+// and sizes past the BLAS's unrolling.
+TEST(HostBlasTest, MatrixVectorShapesTakeGemvAndAgreeWithTheInterpreter) {
+  uint64_t seed = 60;
+  for (const char* d : {"f32", "f64", "c64", "c128"}) {
+    const std::string t(d);
+    CheckMatmul(t + "[37]", t + "[37,29]", t + "[29]", ++seed);
+    CheckMatmul(t + "[37]", t + "[29,37]", t + "[29]", ++seed, "transpose_b = true");
+    CheckMatmul(t + "[1,37]", t + "[37,29]", t + "[1,29]", ++seed);
+    CheckMatmul(t + "[29,37]", t + "[37]", t + "[29]", ++seed);
+    CheckMatmul(t + "[37,29]", t + "[37]", t + "[29]", ++seed, "transpose_a = true");
+    CheckMatmul(t + "[29,37]", t + "[37,1]", t + "[29,1]", ++seed);
+    CheckMatmul(t + "[37]", t + "[37]", t + "[]", ++seed);
+    CheckMatmul(t + "[3,1,37]", t + "[37,29]", t + "[3,1,29]", ++seed);
+  }
+}
+
 TEST(HostBlasTest, TransposesFeedingAMatmulBecomeFlags) {
   const std::string text =
       R"(func @f(%a: f32[3,5,4], %b: f32[6,5], %c: f64[7,4]) -> (f32[3,4,6], f64[4,4]) {

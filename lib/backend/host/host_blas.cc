@@ -32,6 +32,57 @@ HostTensor Converted(const HostTensor& t, DType dtype) {
   return out;
 }
 
+/// y = op(M) x through ?gemv (matrix at `mat`, stored rows × cols row-major, transposed when
+/// `trans`), for the matrix-vector shapes of Gemm: NumPy's matmul takes this path for them,
+/// and OpenBLAS's GEMV is faster than its GEMM with a dimension of 1.
+void GemvCall(DType dtype, bool trans, int64_t rows, int64_t cols, const std::byte* mat,
+              const std::byte* x, std::byte* y) {
+  const blasint R = static_cast<blasint>(rows), C = static_cast<blasint>(cols),
+                ld = std::max<blasint>(1, C);
+  const CBLAS_TRANSPOSE op = trans ? CblasTrans : CblasNoTrans;
+  switch (dtype) {
+    case DType::kFloat32:
+      cblas_sgemv(CblasRowMajor, op, R, C, 1.0f, reinterpret_cast<const float*>(mat), ld,
+                  reinterpret_cast<const float*>(x), 1, 0.0f, reinterpret_cast<float*>(y), 1);
+      break;
+    case DType::kFloat64:
+      cblas_dgemv(CblasRowMajor, op, R, C, 1.0, reinterpret_cast<const double*>(mat), ld,
+                  reinterpret_cast<const double*>(x), 1, 0.0, reinterpret_cast<double*>(y), 1);
+      break;
+    case DType::kComplex64: {
+      const std::complex<float> one(1), zero(0);
+      cblas_cgemv(CblasRowMajor, op, R, C, &one, mat, ld, x, 1, &zero, y, 1);
+      break;
+    }
+    default: {  // complex128
+      const std::complex<double> one(1), zero(0);
+      cblas_zgemv(CblasRowMajor, op, R, C, &one, mat, ld, x, 1, &zero, y, 1);
+      break;
+    }
+  }
+}
+
+/// Gemm's m = 1 or n = 1 shapes as one GEMV (k > 0). The vector operand is contiguous
+/// whichever way it is stored.
+void Gemv(DType dtype, ir::MatmulTransposes t, int64_t m, int64_t n, int64_t k, const std::byte* a,
+          const std::byte* b, std::byte* c) {
+  if (m == 1) {
+    // c (1×n) = a (1×k) · op(B): y = op(B)ᵀ a, B stored k×n (or n×k when transposed).
+    if (t.b) {
+      GemvCall(dtype, false, n, k, b, a, c);
+    } else {
+      GemvCall(dtype, true, k, n, b, a, c);
+    }
+    return;
+  }
+  // c (m×1) = op(A) (m×k) · b (k×1): A stored m×k (or k×m when transposed).
+  if (t.a) {
+    GemvCall(dtype, true, k, m, a, b, c);
+  } else {
+    GemvCall(dtype, false, m, k, a, b, c);
+  }
+}
+
 /// C (m×n) = op(A) · op(B), all row-major and contiguous; a transposed operand is stored as
 /// its k×m (A) or n×k (B) transpose.
 void Gemm(DType dtype, ir::MatmulTransposes t, int64_t m, int64_t n, int64_t k, const std::byte* a,
@@ -42,6 +93,10 @@ void Gemm(DType dtype, ir::MatmulTransposes t, int64_t m, int64_t n, int64_t k, 
   const blasint lda = std::max<blasint>(1, t.a ? M : K), ldb = std::max<blasint>(1, t.b ? K : N),
                 ldc = std::max<blasint>(1, N);
   const CBLAS_TRANSPOSE ta = t.a ? CblasTrans : CblasNoTrans, tb = t.b ? CblasTrans : CblasNoTrans;
+  if ((m == 1 || n == 1) && k > 0) {
+    Gemv(dtype, t, m, n, k, a, b, c);
+    return;
+  }
   switch (dtype) {
     case DType::kFloat32:
       cblas_sgemm(CblasRowMajor, ta, tb, M, N, K, 1.0f, reinterpret_cast<const float*>(a), lda,
