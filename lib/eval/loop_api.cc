@@ -176,7 +176,12 @@ std::vector<Array> ForiLoop(int64_t lower, int64_t upper, const ForiBody& body,
     inputs.push_back(IndexBuffer(i));
     for (BufferRef& b : carried) inputs.push_back(std::move(b));
     inputs.insert(inputs.end(), step.captured().begin(), step.captured().end());
-    carried = step.Run(inputs);
+    try {
+      carried = step.Run(inputs);
+    } catch (const Error& e) {
+      throw Error(e.kind(), absl::StrCat(loop, " step ", i - lower, " (index ", i, " of [", lower,
+                                         ", ", upper, ")): ", e.what()));
+    }
     ++g_steps;
   }
   return ArraysOf(std::move(carried));
@@ -202,6 +207,7 @@ std::vector<Array> WhileLoop(const WhileCondition& cond, const WhileBody& body,
   CheckStateTypes(loop, traced_body.graph, 0, state_types);
   const CompiledTrace test(std::move(traced_cond), 0, 0);
   const CompiledTrace step(std::move(traced_body), 0, state.size());
+  int64_t steps = 0;
   while (true) {
     std::vector<BufferRef> inputs = carried;
     inputs.insert(inputs.end(), test.captured().begin(), test.captured().end());
@@ -211,7 +217,12 @@ std::vector<Array> WhileLoop(const WhileCondition& cond, const WhileBody& body,
     inputs.clear();
     for (BufferRef& b : carried) inputs.push_back(std::move(b));
     inputs.insert(inputs.end(), step.captured().begin(), step.captured().end());
-    carried = step.Run(inputs);
+    try {
+      carried = step.Run(inputs);
+    } catch (const Error& e) {
+      throw Error(e.kind(), absl::StrCat(loop, " step ", steps, ": ", e.what()));
+    }
+    ++steps;
     ++g_steps;
   }
   return ArraysOf(std::move(carried));

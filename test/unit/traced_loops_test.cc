@@ -310,6 +310,28 @@ TEST(TracedLoopsTest, MistakesAreErrorsThatNameTheLoopAndLeaveTheProcessUsable) 
       "while_loop: the condition returned f64[4]; it must return a bool 0-d array");
   ExpectErrorContains([&] { fori_loop(0, 3, ForiBody(), std::vector<Array>{}); },
                       "fori_loop: the state holds no arrays");
+  // An evaluation error inside the body names the step and the line that recorded the op.
+  ExpectErrorContains(
+      [&] {
+        fori_loop(
+            0, 5,
+            [](const Array& i, const Array& s) {
+              return s + take(array<double>({1.0, 2.0, 3.0}), i);  // index 3 is out of range
+            },
+            array<double>({0.0}, Shape{}));
+      },
+      "fori_loop step 3 (index 3 of [0, 5)): take: index 3 is out of bounds for axis 0 with "
+      "size 3 of f64[3] (recorded at ");
+  ExpectErrorContains(
+      [&] {
+        fori_loop(
+            0, 5,
+            [](const Array& i, const Array& s) {
+              return s + take(array<double>({1.0, 2.0}), i);
+            },
+            array<double>({0.0}, Shape{}));
+      },
+      "traced_loops_test.cc:");
   // Still usable: the same loop written right runs.
   Array ok = fori_loop(
       0, 3, [](const Array&, const Array& s) { return s + 1.0; }, x);
