@@ -75,6 +75,11 @@ elif [ "$mode" = science ]; then
   timeout 120 "$bin/science_heat2d" $([ -n "$quick" ] && echo --steps 20) | tee "$out/science.jsonl"
   timeout 300 python3 bench/science/heat2d_peers.py $([ -n "$quick" ] && echo --steps 20) |
     tee -a "$out/science.jsonl"
+  # 3-D 7-point Jacobi, 512^3 f32: both gpuc forms, NumPy's loop on the host, CuPy, JAX.
+  "$bin/science_jacobi3d" --check test/fixtures/science
+  timeout 180 "$bin/science_jacobi3d" $([ -n "$quick" ] && echo --steps 10) | tee -a "$out/science.jsonl"
+  timeout 300 python3 bench/science/jacobi3d_peers.py $([ -n "$quick" ] && echo --steps 10) |
+    tee -a "$out/science.jsonl"
   # Conjugate gradient on the 2-D Poisson matrix (2048^2 unknowns, f32): a plain C++ loop and
   # fori_loop in gpuc, cupyx's cg and the loop in CuPy, JAX's cg, in the same run.
   "$bin/science_cg" --check test/fixtures/science

@@ -1,9 +1,11 @@
 //===- evaluator.cc - Turning pending arrays into stored values -----------===//
 #include "lib/eval/evaluator.h"
 
+#include <algorithm>
 #include <atomic>
 #include <deque>
 #include <iostream>
+#include <optional>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -243,15 +245,79 @@ std::vector<std::shared_ptr<ArrayImpl>> TakeAlivePending() {
 
 }  // namespace
 
+namespace {
+
+bool IsViewOp(ir::OpCode op) {
+  return op == ir::OpCode::kSlice || op == ir::OpCode::kReshape || op == ir::OpCode::kTranspose ||
+         op == ir::OpCode::kBroadcastTo;
+}
+
+// A pending array that is a chain of views (slices, reshapes, transposes, broadcasts) of the
+// value of another array the cut evaluates: the statement now running took it (`u(lo, in)`
+// of the next step) before the op that ended the step recorded.
+struct CarriedView {
+  std::shared_ptr<ArrayImpl> view;
+  std::vector<ir::NodeRef> chain;  // from the base's old node (excluded) up to the view's node
+  ArrayImpl* base;
+};
+
+std::optional<CarriedView> ViewOfEvaluated(
+    const std::shared_ptr<ArrayImpl>& a,
+    const absl::flat_hash_map<const ir::Node*, ArrayImpl*>& evaluated) {
+  constexpr int kMaxChain = 4;
+  std::vector<ir::NodeRef> chain;
+  ir::NodeRef n = a->node;
+  for (int depth = 0; depth < kMaxChain && IsViewOp(n->op()) && n->num_operands() == 1; ++depth) {
+    chain.push_back(n);
+    ir::NodeRef operand = n->operands()[0];
+    auto it = evaluated.find(operand.get());
+    if (it != evaluated.end()) {
+      std::reverse(chain.begin(), chain.end());
+      return CarriedView{a, std::move(chain), it->second};
+    }
+    n = std::move(operand);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 void EvaluateLoopStep(absl::string_view site) {
   const std::vector<std::shared_ptr<ArrayImpl>> alive = TakeAlivePending();
   std::vector<ArrayImpl*> targets;
-  for (const std::shared_ptr<ArrayImpl>& a : alive) targets.push_back(a.get());
+  absl::flat_hash_map<const ir::Node*, ArrayImpl*> evaluated;
+  for (const std::shared_ptr<ArrayImpl>& a : alive) {
+    if (!IsViewOp(a->node->op())) evaluated.emplace(a->node.get(), a.get());
+  }
+  // Views of the carried arrays taken by the statement now running are re-pointed at the
+  // evaluated values instead of being evaluated too: as results, each would be stored (a
+  // kernel and a pass over memory apiece), where as views they fuse into the next step.
+  std::vector<CarriedView> views;
+  for (const std::shared_ptr<ArrayImpl>& a : alive) {
+    std::optional<CarriedView> view;
+    if (IsViewOp(a->node->op())) view = ViewOfEvaluated(a, evaluated);
+    if (view) {
+      views.push_back(*std::move(view));
+    } else {
+      targets.push_back(a.get());
+    }
+  }
   if (targets.empty()) return;
   std::string what = absl::StrCat("loop step: ", site,
                                   " records again while its last result is pending: evaluated ",
                                   targets.size(), " pending array", targets.size() == 1 ? "" : "s");
   EvaluateArrays(targets);
+  for (CarriedView& v : views) {
+    ir::NodeRef rebuilt = v.base->node;  // the evaluated value, a bound parameter now
+    for (const ir::NodeRef& n : v.chain) {
+      rebuilt =
+          ir::Node::Create(n->op(), n->type(), {rebuilt}, n->attrs(), n->name(), n->location());
+    }
+    v.view->node = std::move(rebuilt);
+    v.view->pending_depth = static_cast<int64_t>(v.chain.size());
+    v.view->pending_nodes = static_cast<int64_t>(v.chain.size()) + 1;
+    NotePending(v.view);
+  }
   Log(EvalRecord::Reason::kLoopStep, std::move(what));
   // A loop whose steps keep making new plans recompiles or replans every step: say so once
   // per site, with the site (shapes that change, or scalars passing through 0 and 1, are
