@@ -80,6 +80,11 @@ elif [ "$mode" = science ]; then
   timeout 180 "$bin/science_jacobi3d" $([ -n "$quick" ] && echo --steps 10) | tee -a "$out/science.jsonl"
   timeout 300 python3 bench/science/jacobi3d_peers.py $([ -n "$quick" ] && echo --steps 10) |
     tee -a "$out/science.jsonl"
+  # 2-D shallow water (Lax-Friedrichs, reflective walls), 4096^2 f64.
+  "$bin/science_shallow_water" --check test/fixtures/science
+  timeout 180 "$bin/science_shallow_water" $([ -n "$quick" ] && echo --steps 10) | tee -a "$out/science.jsonl"
+  timeout 300 python3 bench/science/shallow_water_peers.py $([ -n "$quick" ] && echo --steps 10) |
+    tee -a "$out/science.jsonl"
   # Conjugate gradient on the 2-D Poisson matrix (2048^2 unknowns, f32): a plain C++ loop and
   # fori_loop in gpuc, cupyx's cg and the loop in CuPy, JAX's cg, in the same run.
   "$bin/science_cg" --check test/fixtures/science
