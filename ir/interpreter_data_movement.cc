@@ -221,6 +221,40 @@ absl::StatusOr<HostTensor> EvalScatterNode(const Node& node, const HostTensor& d
     }
     return out;
   }
+  if (op == OpCode::kAdd && loop == out.dtype() &&
+      (loop == DType::kFloat64 || loop == DType::kFloat32 || loop == DType::kInt64 ||
+       loop == DType::kInt32)) {
+    // np.add.at of the array's own dtype (a histogram, a k-means sum): a typed loop, in the
+    // same order as the general path below, so the sums round identically (a float32 sum
+    // through double and back rounds as the float32 sum does).
+    auto add = [&](auto* target_base, const auto* value_base) {
+      for (int64_t o = 0; o < l.outer; ++o) {
+        for (int64_t k = 0; k < l.count; ++k) {
+          auto* target = target_base + (o * l.extent + positions[k]) * l.inner;
+          const auto* value = value_base + (o * l.count + k) * l.inner;
+          for (int64_t in = 0; in < l.inner; ++in) target[in] += value[in];
+        }
+      }
+    };
+    switch (loop) {
+      case DType::kFloat64:
+        add(reinterpret_cast<double*>(out.data()), reinterpret_cast<const double*>(values.data()));
+        break;
+      case DType::kFloat32:
+        add(reinterpret_cast<float*>(out.data()), reinterpret_cast<const float*>(values.data()));
+        break;
+      // Integers wrap as NumPy's do: added as unsigned (the same bits, no overflow).
+      case DType::kInt64:
+        add(reinterpret_cast<uint64_t*>(out.data()),
+            reinterpret_cast<const uint64_t*>(values.data()));
+        break;
+      default:
+        add(reinterpret_cast<uint32_t*>(out.data()),
+            reinterpret_cast<const uint32_t*>(values.data()));
+        break;
+    }
+    return out;
+  }
   // Values in row-major order, so that a repeated index combines in NumPy's order.
   for (int64_t o = 0; o < l.outer; ++o) {
     for (int64_t k = 0; k < l.count; ++k) {

@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "absl/strings/match.h"
 #include "gpuc/gpuc.h"
 #include "test/unit/test_util.h"
@@ -114,6 +116,34 @@ TEST(Counting, SearchsortedOverALongArrayMatchesABinarySearch) {
     EXPECT_EQ(right[i], std::upper_bound(sorted.begin(), sorted.end(), probes[i]) - sorted.begin())
         << probes[i];
   }
+}
+
+TEST(ArrayIndexWritesTest, AddAtWithRepeatedIndicesSumsInNumPysOrderForEachTypedPath) {
+  // The typed add path of the scatter (f64, f32, int64, int32) against a plain loop: repeated
+  // indices all add, float sums in order, integers wrap.
+  const std::vector<int64_t> idx = {3, 0, 3, 7, 3, 0, 9, 7};
+  const std::vector<double> vals = {0.1, 1e8, 0.2, -3.5, 0.3, 1.0, 2.5, 1e-8};
+  for (DType dtype : {float64, float32}) {
+    Array base = array<double>(std::vector<double>(10, 1.0)).astype(dtype);
+    Array got = base.at(array(idx)).add(array(vals).astype(dtype));
+    std::vector<double> want(10, 1.0);
+    if (dtype == float32) {
+      std::vector<float> w(10, 1.0f);
+      for (size_t k = 0; k < idx.size(); ++k) w[idx[k]] += static_cast<float>(vals[k]);
+      for (int i = 0; i < 10; ++i) want[i] = w[i];
+    } else {
+      for (size_t k = 0; k < idx.size(); ++k) want[idx[k]] += vals[k];
+    }
+    EXPECT_EQ(got.to_host<double>(), want) << dtype_name(dtype);
+  }
+  const int64_t big = std::numeric_limits<int64_t>::max();
+  Array wrapped =
+      array<int64_t>({big, 0}).at(array<int64_t>({0, 0, 1})).add(array<int64_t>({1, 1, -5}));
+  EXPECT_EQ(wrapped.to_host<int64_t>(),
+            (std::vector<int64_t>{std::numeric_limits<int64_t>::min() + 1, -5}));
+  Array small =
+      array<int32_t>({2147483647, 7}).at(array<int64_t>({0, 1, 1})).add(array<int32_t>({1, 3, 4}));
+  EXPECT_EQ(small.to_host<int32_t>(), (std::vector<int32_t>{-2147483647 - 1, 14}));
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include <gtest/gtest.h>
 #include <cmath>
+#include <limits>
 
 #include "gpuc/gpuc.h"
 #include "ir/interpreter_kernels.h"
