@@ -24,6 +24,9 @@
 //   indices, not a Slice(i, ...).
 // - The body may read arrays defined outside it (captured: their values when the loop starts)
 //   and must not read any array's data (item(), to_host(), eval()) of the state or index.
+// - Random draws inside a body (gpuc::random) differ from step to step: each step passes the
+//   body a new key that the draws mix into theirs (the body is traced once, so without it every
+//   step would draw the same numbers). A while_loop's condition draws the same every step.
 // - A loop inside a loop's body or inside a gpuc::compile function is not supported yet (it
 //   needs a loop op in the graph); the error says so.
 //

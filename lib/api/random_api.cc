@@ -6,6 +6,7 @@
 #include "gpuc/elementwise.h"
 #include "gpuc/random.h"
 #include "lib/api/recorder.h"
+#include "lib/eval/trace.h"
 
 namespace gpuc::random {
 namespace {
@@ -30,7 +31,11 @@ Array RandomBits(const Shape& shape, uint64_t key) {
   attrs.Set("axis", int64_t{0});
   Array counter = detail::Record(ir::OpCode::kIota, {}, std::move(attrs),
                                  ir::TensorType{ir::DType::kUInt64, ir::Shape({n})});
-  Array bits = detail::Record(ir::OpCode::kPhilox, {counter, detail::Constant(key, uint64)});
+  Array key_value = detail::Constant(key, uint64);
+  // Inside a loop body (gpuc/loops.h) the key also mixes in the step's key, a value the loop
+  // passes every step: the body is traced once, and its draws must still differ per step.
+  if (const Array* step_key = detail::CurrentStepKey()) key_value = key_value ^ *step_key;
+  Array bits = detail::Record(ir::OpCode::kPhilox, {counter, key_value});
   return detail::Reshaped(bits, shape);
 }
 

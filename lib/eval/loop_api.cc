@@ -137,6 +137,19 @@ std::vector<std::string> StateNames(size_t count, const char* first = nullptr) {
   return names;
 }
 
+// The step key placeholder's type, and its value at step `step` (splitmix64 of the step, so
+// consecutive steps' random draws use unrelated Philox keys).
+const ir::TensorType kStepKeyType{ir::DType::kUInt64, ir::Shape()};
+
+BufferRef StepKeyBuffer(int64_t step) {
+  uint64_t x = static_cast<uint64_t>(step) + 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  ir::HostTensor key(kStepKeyType);
+  *reinterpret_cast<uint64_t*>(key.data()) = x ^ (x >> 31);
+  return std::make_shared<const exec::Buffer>(std::move(key));
+}
+
 BufferRef IndexBuffer(int64_t i) {
   ir::HostTensor index(ir::TensorType{ir::DType::kInt64, ir::Shape()});
   *reinterpret_cast<int64_t*>(index.data()) = i;
@@ -163,10 +176,15 @@ std::vector<Array> ForiLoop(int64_t lower, int64_t upper, const ForiBody& body,
   const std::vector<ir::TensorType> state_types = TypesOf(state, "fori_loop");
   std::vector<ir::TensorType> types = {ir::TensorType{ir::DType::kInt64, ir::Shape()}};
   types.insert(types.end(), state_types.begin(), state_types.end());
-  TracedGraph traced = TraceGraph("fori_loop body", types, StateNames(state.size(), "index"),
-                                  [&](const std::vector<Array>& p) {
-                                    return body(p[0], std::vector<Array>(p.begin() + 1, p.end()));
-                                  });
+  types.push_back(kStepKeyType);
+  std::vector<std::string> names = StateNames(state.size(), "index");
+  names.push_back("step_key");
+  TracedGraph traced = TraceGraph(
+      "fori_loop body", types, names,
+      [&](const std::vector<Array>& p) {
+        return body(p[0], std::vector<Array>(p.begin() + 1, p.end()));
+      },
+      WithStepKey());
   ++g_traces;
   CheckStateTypes(loop, traced.graph, 0, state_types);
   const CompiledTrace step(std::move(traced), 1, state.size());
@@ -175,6 +193,7 @@ std::vector<Array> ForiLoop(int64_t lower, int64_t upper, const ForiBody& body,
     inputs.reserve(1 + carried.size() + step.captured().size());
     inputs.push_back(IndexBuffer(i));
     for (BufferRef& b : carried) inputs.push_back(std::move(b));
+    inputs.push_back(StepKeyBuffer(i - lower));
     inputs.insert(inputs.end(), step.captured().begin(), step.captured().end());
     try {
       carried = step.Run(inputs);
@@ -201,8 +220,13 @@ std::vector<Array> WhileLoop(const WhileCondition& cond, const WhileBody& body,
                               c.results[0]->type().ToString(),
                               "; it must return a bool 0-d array"));
   }
-  TracedGraph traced_body = TraceGraph("while_loop body", state_types, StateNames(state.size()),
-                                       [&](const std::vector<Array>& p) { return body(p); });
+  std::vector<ir::TensorType> body_types = state_types;
+  body_types.push_back(kStepKeyType);
+  std::vector<std::string> body_names = StateNames(state.size());
+  body_names.push_back("step_key");
+  TracedGraph traced_body = TraceGraph(
+      "while_loop body", body_types, body_names,
+      [&](const std::vector<Array>& p) { return body(p); }, WithStepKey());
   g_traces += 2;
   CheckStateTypes(loop, traced_body.graph, 0, state_types);
   const CompiledTrace test(std::move(traced_cond), 0, 0);
@@ -216,6 +240,7 @@ std::vector<Array> WhileLoop(const WhileCondition& cond, const WhileBody& body,
     if (*reinterpret_cast<const bool*>(value.data()) == false) break;
     inputs.clear();
     for (BufferRef& b : carried) inputs.push_back(std::move(b));
+    inputs.push_back(StepKeyBuffer(steps));
     inputs.insert(inputs.end(), step.captured().begin(), step.captured().end());
     try {
       carried = step.Run(inputs);

@@ -9,6 +9,7 @@ namespace gpuc::detail {
 namespace {
 
 thread_local std::string t_trace;
+thread_local const Array* t_step_key = nullptr;
 
 // Names the trace in progress for the errors of evaluations inside it; restores the outer
 // name (a compile Function called while tracing another traces its own).
@@ -27,9 +28,14 @@ class TraceScope {
 
 const std::string& CurrentTrace() { return t_trace; }
 
-TracedGraph TraceGraph(const std::string& what, const std::vector<ir::TensorType>& types,
-                       const std::vector<std::string>& names,
-                       const std::function<std::vector<Array>(const std::vector<Array>&)>& fn) {
+const Array* CurrentStepKey() { return t_step_key; }
+
+namespace {
+
+TracedGraph Trace(const std::string& what, const std::vector<ir::TensorType>& types,
+                  const std::vector<std::string>& names,
+                  const std::function<std::vector<Array>(const std::vector<Array>&)>& fn,
+                  bool step_key) {
   std::vector<Array> placeholders;
   std::vector<ir::NodeRef> params;
   for (size_t i = 0; i < types.size(); ++i) {
@@ -45,7 +51,17 @@ TracedGraph TraceGraph(const std::string& what, const std::vector<ir::TensorType
   std::vector<Array> outputs;
   {
     TraceScope scope(what);
-    outputs = fn(placeholders);
+    const Array* outer_key = t_step_key;
+    t_step_key = step_key ? &placeholders.back() : nullptr;
+    try {
+      // The step key is the trace's own: fn sees the placeholders before it.
+      outputs = fn(step_key ? std::vector<Array>(placeholders.begin(), placeholders.end() - 1)
+                            : placeholders);
+    } catch (...) {
+      t_step_key = outer_key;
+      throw;
+    }
+    t_step_key = outer_key;
   }
   if (outputs.empty()) ThrowInvalid(absl::StrCat(what, ": the traced function returned no arrays"));
   std::vector<ir::NodeRef> results;
@@ -54,6 +70,21 @@ TracedGraph TraceGraph(const std::string& what, const std::vector<ir::TensorType
   traced.graph = ir::Graph::FromResults("traced", std::move(params), std::move(results));
   traced.captured = CollectBoundInputs(traced.graph);
   return traced;
+}
+
+}  // namespace
+
+TracedGraph TraceGraph(const std::string& what, const std::vector<ir::TensorType>& types,
+                       const std::vector<std::string>& names,
+                       const std::function<std::vector<Array>(const std::vector<Array>&)>& fn) {
+  return Trace(what, types, names, fn, false);
+}
+
+TracedGraph TraceGraph(const std::string& what, const std::vector<ir::TensorType>& types,
+                       const std::vector<std::string>& names,
+                       const std::function<std::vector<Array>(const std::vector<Array>&)>& fn,
+                       WithStepKey) {
+  return Trace(what, types, names, fn, true);
 }
 
 }  // namespace gpuc::detail

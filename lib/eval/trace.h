@@ -33,6 +33,21 @@ TracedGraph TraceGraph(const std::string& what, const std::vector<ir::TensorType
 /// What is being traced on this thread ("" when nothing is).
 const std::string& CurrentTrace();
 
+/// While a loop body is traced: the placeholder of the step's random key (uint64, 0-d), which
+/// the loop passes a new value every step; random draws mix it into their key, so a draw
+/// inside a body gives new numbers every step (gpuc/random.h). Null otherwise.
+const Array* CurrentStepKey();
+
+/// Makes the last of the placeholders TraceGraph creates the step key while `fn` runs.
+struct WithStepKey {};
+
+/// TraceGraph with the last placeholder (of type uint64[], which `types` must end with) as
+/// the step key.
+TracedGraph TraceGraph(const std::string& what, const std::vector<ir::TensorType>& types,
+                       const std::vector<std::string>& names,
+                       const std::function<std::vector<Array>(const std::vector<Array>&)>& fn,
+                       WithStepKey);
+
 }  // namespace gpuc::detail
 
 #endif  // GPUC_LIB_EVAL_TRACE_H_

@@ -233,6 +233,37 @@ TEST(TracedLoopsTest, TheBodyReadsCapturedArraysAsTheyWereWhenTheLoopStarted) {
   EXPECT_EQ(out.to_host<double>(), (std::vector<double>{15.0, 30.0, 45.0}));
 }
 
+TEST(TracedLoopsTest, RandomDrawsInsideABodyDifferFromStepToStep) {
+  // The body is traced once, but each step's draws mix in a key the loop passes per step.
+  random::Generator rng(11);
+  const int64_t steps = 6;
+  Array rows = fori_loop(
+      0, steps, [&](const Array& i, const Array& h) { return h.at(i).set(rng.uniform({8})); },
+      zeros({steps, 8}));
+  const std::vector<double> v = rows.to_host<double>();
+  for (double x : v) {
+    EXPECT_GE(x, 0.0);
+    EXPECT_LT(x, 1.0);
+  }
+  for (int64_t a = 0; a < steps; ++a) {
+    for (int64_t b = a + 1; b < steps; ++b) {
+      EXPECT_NE(std::vector<double>(v.begin() + a * 8, v.begin() + a * 8 + 8),
+                std::vector<double>(v.begin() + b * 8, v.begin() + b * 8 + 8))
+          << "steps " << a << " and " << b << " drew the same numbers";
+    }
+  }
+  // A while_loop's body too: a sum of independent uniforms, not one draw counted n times.
+  std::vector<Array> out =
+      while_loop([](const std::vector<Array>& s) { return s[0] < 400; },
+                 [&](const std::vector<Array>& s) {
+                   return std::vector<Array>{s[0] + 1, s[1] + rng.uniform({}, 0.0, 1.0)};
+                 },
+                 {array<int64_t>({0}, Shape{}), array<double>({0.0}, Shape{})});
+  const double total = out[1].item<double>();
+  EXPECT_GT(total, 200.0 - 4 * std::sqrt(400.0 / 12.0));  // mean 200, sd 5.8
+  EXPECT_LT(total, 200.0 + 4 * std::sqrt(400.0 / 12.0));
+}
+
 TEST(TracedLoopsTest, WhileLoopRunsUntilTheConditionFails) {
   int traced = 0;
   std::vector<Array> out = while_loop(
