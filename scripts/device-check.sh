@@ -85,6 +85,11 @@ elif [ "$mode" = science ]; then
   timeout 180 "$bin/science_shallow_water" $([ -n "$quick" ] && echo --steps 10) | tee -a "$out/science.jsonl"
   timeout 300 python3 bench/science/shallow_water_peers.py $([ -n "$quick" ] && echo --steps 10) |
     tee -a "$out/science.jsonl"
+  # Monte-Carlo European call, 2^28 float32 paths in 16 batches, Philox in the kernel.
+  "$bin/science_monte_carlo" --check
+  timeout 180 "$bin/science_monte_carlo" $([ -n "$quick" ] && echo --log2-paths 24) | tee -a "$out/science.jsonl"
+  timeout 300 python3 bench/science/monte_carlo_peers.py $([ -n "$quick" ] && echo --log2-paths 24) |
+    tee -a "$out/science.jsonl"
   # Conjugate gradient on the 2-D Poisson matrix (2048^2 unknowns, f32): a plain C++ loop and
   # fori_loop in gpuc, cupyx's cg and the loop in CuPy, JAX's cg, in the same run.
   "$bin/science_cg" --check test/fixtures/science
