@@ -90,6 +90,13 @@ elif [ "$mode" = science ]; then
   timeout 180 "$bin/science_monte_carlo" $([ -n "$quick" ] && echo --log2-paths 24) | tee -a "$out/science.jsonl"
   timeout 300 python3 bench/science/monte_carlo_peers.py $([ -n "$quick" ] && echo --log2-paths 24) |
     tee -a "$out/science.jsonl"
+  # k-means, 2^22 points x 16 dims, 64 centroids (distances, argmin, scatter-add, bincount).
+  "$bin/science_kmeans" --check test/fixtures/science
+  timeout 180 "$bin/science_kmeans" $([ -n "$quick" ] && echo --log2-points 18) | tee -a "$out/science.jsonl"
+  timeout 300 python3 bench/science/kmeans_peers.py --only cupy $([ -n "$quick" ] && echo --log2-points 18) |
+    tee -a "$out/science.jsonl"
+  timeout 300 python3 bench/science/kmeans_peers.py --only jax $([ -n "$quick" ] && echo --log2-points 18) |
+    tee -a "$out/science.jsonl"
   # Conjugate gradient on the 2-D Poisson matrix (2048^2 unknowns, f32): a plain C++ loop and
   # fori_loop in gpuc, cupyx's cg and the loop in CuPy, JAX's cg, in the same run.
   "$bin/science_cg" --check test/fixtures/science
