@@ -97,6 +97,13 @@ elif [ "$mode" = science ]; then
     tee -a "$out/science.jsonl"
   timeout 300 python3 bench/science/kmeans_peers.py --only jax $([ -n "$quick" ] && echo --log2-points 18) |
     tee -a "$out/science.jsonl"
+  # All-pairs n-body, 32768 bodies f32.
+  "$bin/science_nbody" --check test/fixtures/science
+  timeout 240 "$bin/science_nbody" $([ -n "$quick" ] && echo --n 8192) | tee -a "$out/science.jsonl"
+  timeout 300 python3 bench/science/nbody_peers.py --only cupy $([ -n "$quick" ] && echo --n 8192) |
+    tee -a "$out/science.jsonl"
+  timeout 300 python3 bench/science/nbody_peers.py --only jax $([ -n "$quick" ] && echo --n 8192) |
+    tee -a "$out/science.jsonl"
   # Conjugate gradient on the 2-D Poisson matrix (2048^2 unknowns, f32): a plain C++ loop and
   # fori_loop in gpuc, cupyx's cg and the loop in CuPy, JAX's cg, in the same run.
   "$bin/science_cg" --check test/fixtures/science
