@@ -78,18 +78,24 @@ elif [ "$mode" = science ]; then
   # 3-D 7-point Jacobi, 512^3 f32: both gpuc forms, NumPy's loop on the host, CuPy, JAX.
   "$bin/science_jacobi3d" --check test/fixtures/science
   timeout 180 "$bin/science_jacobi3d" $([ -n "$quick" ] && echo --steps 10) | tee -a "$out/science.jsonl"
-  timeout 300 python3 bench/science/jacobi3d_peers.py $([ -n "$quick" ] && echo --steps 10) |
-    tee -a "$out/science.jsonl"
+  for peer in cupy jax; do  # NumPy at the GPU's sizes would take the run's whole budget
+    timeout 300 python3 bench/science/jacobi3d_peers.py --only $peer $([ -n "$quick" ] && echo --steps 10) |
+      tee -a "$out/science.jsonl"
+  done
   # 2-D shallow water (Lax-Friedrichs, reflective walls), 4096^2 f64.
   "$bin/science_shallow_water" --check test/fixtures/science
   timeout 180 "$bin/science_shallow_water" $([ -n "$quick" ] && echo --steps 10) | tee -a "$out/science.jsonl"
-  timeout 300 python3 bench/science/shallow_water_peers.py $([ -n "$quick" ] && echo --steps 10) |
-    tee -a "$out/science.jsonl"
+  for peer in cupy jax; do  # NumPy at the GPU's sizes would take the run's whole budget
+    timeout 300 python3 bench/science/shallow_water_peers.py --only $peer $([ -n "$quick" ] && echo --steps 10) |
+      tee -a "$out/science.jsonl"
+  done
   # Monte-Carlo European call, 2^28 float32 paths in 16 batches, Philox in the kernel.
   "$bin/science_monte_carlo" --check
   timeout 180 "$bin/science_monte_carlo" $([ -n "$quick" ] && echo --log2-paths 24) | tee -a "$out/science.jsonl"
-  timeout 300 python3 bench/science/monte_carlo_peers.py $([ -n "$quick" ] && echo --log2-paths 24) |
-    tee -a "$out/science.jsonl"
+  for peer in cupy jax; do  # NumPy at the GPU's sizes would take the run's whole budget
+    timeout 300 python3 bench/science/monte_carlo_peers.py --only $peer $([ -n "$quick" ] && echo --log2-paths 24) |
+      tee -a "$out/science.jsonl"
+  done
   # k-means, 2^22 points x 16 dims, 64 centroids (distances, argmin, scatter-add, bincount).
   "$bin/science_kmeans" --check test/fixtures/science
   timeout 180 "$bin/science_kmeans" $([ -n "$quick" ] && echo --log2-points 18) | tee -a "$out/science.jsonl"
@@ -108,8 +114,10 @@ elif [ "$mode" = science ]; then
   # fori_loop in gpuc, cupyx's cg and the loop in CuPy, JAX's cg, in the same run.
   "$bin/science_cg" --check test/fixtures/science
   timeout 180 "$bin/science_cg" $([ -n "$quick" ] && echo --iterations 20) | tee -a "$out/science.jsonl"
-  timeout 300 python3 bench/science/cg_peers.py $([ -n "$quick" ] && echo --iterations 20) |
-    tee -a "$out/science.jsonl"
+  for peer in cupy jax; do  # NumPy at the GPU's sizes would take the run's whole budget
+    timeout 300 python3 bench/science/cg_peers.py --only $peer $([ -n "$quick" ] && echo --iterations 20) |
+      tee -a "$out/science.jsonl"
+  done
 elif [ "$mode" = library ]; then
   timeout 240 "$bin/bench_gpu" --library $quick | tee "$out/library-bench.jsonl"
   # The bias and ReLU as a kernel of their own instead of the GEMM's epilogue, side by side.
