@@ -23,15 +23,14 @@
 #include <string>
 #include <vector>
 
+#include "bench/science/science_util.h"
 #include "gpuc/gpuc.h"
-#include "lib/backend/cuda/gpu_executor.h"
-#include "lib/backend/host/host_executor.h"
-#include "lib/eval/evaluator.h"
 
 namespace {
 
 using gpuc::Array;
 using Clock = std::chrono::steady_clock;
+using gpuc::bench::KernelsRun;
 
 // The 5-point Laplacian (4 on the diagonal, -1 to each grid neighbour) of an n x n grid in
 // row-major order, as CSR.
@@ -84,14 +83,6 @@ std::vector<Array> SolvePlain(const gpuc::sparse::CsrMatrix& a, const Array& b, 
 std::vector<Array> SolveFori(const gpuc::sparse::CsrMatrix& a, const Array& b, int64_t k) {
   return gpuc::fori_loop(
       0, k, [&](const Array&, const std::vector<Array>& s) { return Iteration(a, s); }, Start(b));
-}
-
-int64_t KernelsRun() {
-  if (gpuc::detail::EvaluationTarget(gpuc::exec::CurrentOptions()).name() == "gpu") {
-    return (*gpuc::detail::GpuExecutor::Get())->stats().kernel_launches;
-  }
-  const gpuc::detail::HostBackendStats s = gpuc::detail::HostExecutor::Get().stats();
-  return s.kernel_runs + s.library_steps;
 }
 
 int Check(const std::string& dir) {

@@ -21,16 +21,15 @@
 #include <cstdlib>
 #include <string>
 
+#include "bench/science/science_util.h"
 #include "gpuc/gpuc.h"
-#include "lib/backend/cuda/gpu_executor.h"
-#include "lib/backend/host/host_executor.h"
-#include "lib/eval/evaluator.h"
 
 namespace {
 
 using gpuc::Array;
 using gpuc::Slice;
 using Clock = std::chrono::steady_clock;
+using gpuc::bench::KernelsRun;
 
 // u[1:-1, 1:-1, 1:-1] = (the six neighbours of the interior) / 6, as NumPy's loop writes it.
 void Relax(Array& u) {
@@ -54,14 +53,6 @@ Array SolveFori(const Array& u0, int64_t steps) {
         return u;
       },
       u0);
-}
-
-int64_t KernelsRun() {
-  if (gpuc::detail::EvaluationTarget(gpuc::exec::CurrentOptions()).name() == "gpu") {
-    return (*gpuc::detail::GpuExecutor::Get())->stats().kernel_launches;
-  }
-  const gpuc::detail::HostBackendStats s = gpuc::detail::HostExecutor::Get().stats();
-  return s.kernel_runs + s.library_steps;
 }
 
 int Check(const std::string& dir) {

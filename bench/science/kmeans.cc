@@ -18,10 +18,8 @@
 #include <cstdlib>
 #include <string>
 
+#include "bench/science/science_util.h"
 #include "gpuc/gpuc.h"
-#include "lib/backend/cuda/gpu_executor.h"
-#include "lib/backend/host/host_executor.h"
-#include "lib/eval/evaluator.h"
 
 namespace {
 
@@ -29,6 +27,7 @@ using gpuc::Array;
 using gpuc::colon;
 using gpuc::newaxis;
 using Clock = std::chrono::steady_clock;
+using gpuc::bench::KernelsRun;
 
 // One Lloyd iteration: the centroids after assigning every point of x to its nearest one.
 Array Iteration(const Array& x, const Array& c) {
@@ -48,14 +47,6 @@ Array SolvePlain(const Array& x, Array c, int64_t iterations) {
 Array SolveFori(const Array& x, const Array& c, int64_t iterations) {
   return gpuc::fori_loop(
       0, iterations, [&](const Array&, const Array& c) { return Iteration(x, c); }, c);
-}
-
-int64_t KernelsRun() {
-  if (gpuc::detail::EvaluationTarget(gpuc::exec::CurrentOptions()).name() == "gpu") {
-    return (*gpuc::detail::GpuExecutor::Get())->stats().kernel_launches;
-  }
-  const gpuc::detail::HostBackendStats s = gpuc::detail::HostExecutor::Get().stats();
-  return s.kernel_runs + s.library_steps;
 }
 
 int Check(const std::string& dir) {

@@ -19,10 +19,8 @@
 #include <string>
 #include <vector>
 
+#include "bench/science/science_util.h"
 #include "gpuc/gpuc.h"
-#include "lib/backend/cuda/gpu_executor.h"
-#include "lib/backend/host/host_executor.h"
-#include "lib/eval/evaluator.h"
 
 namespace {
 
@@ -30,6 +28,7 @@ using gpuc::Array;
 using gpuc::colon;
 using gpuc::newaxis;
 using Clock = std::chrono::steady_clock;
+using gpuc::bench::KernelsRun;
 
 constexpr double kDt = 1e-3, kSoftening2 = 1e-2;
 
@@ -53,14 +52,6 @@ std::vector<Array> SolvePlain(const Array& m, std::vector<Array> s, int64_t step
 std::vector<Array> SolveFori(const Array& m, const std::vector<Array>& s, int64_t steps) {
   return gpuc::fori_loop(
       0, steps, [&](const Array&, const std::vector<Array>& s) { return Step(m, s); }, s);
-}
-
-int64_t KernelsRun() {
-  if (gpuc::detail::EvaluationTarget(gpuc::exec::CurrentOptions()).name() == "gpu") {
-    return (*gpuc::detail::GpuExecutor::Get())->stats().kernel_launches;
-  }
-  const gpuc::detail::HostBackendStats s = gpuc::detail::HostExecutor::Get().stats();
-  return s.kernel_runs + s.library_steps;
 }
 
 int Check(const std::string& dir) {

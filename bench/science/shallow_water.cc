@@ -22,10 +22,8 @@
 #include <string>
 #include <vector>
 
+#include "bench/science/science_util.h"
 #include "gpuc/gpuc.h"
-#include "lib/backend/cuda/gpu_executor.h"
-#include "lib/backend/host/host_executor.h"
-#include "lib/eval/evaluator.h"
 
 namespace {
 
@@ -33,6 +31,7 @@ using gpuc::Array;
 using gpuc::colon;
 using gpuc::Slice;
 using Clock = std::chrono::steady_clock;
+using gpuc::bench::KernelsRun;
 
 constexpr double kGravity = 9.81;
 
@@ -93,14 +92,6 @@ std::vector<Array> Initial(int64_t n) {
   Array dx2 = gpuc::square(x - 0.5);
   Array h = 1.0 + 0.1 * gpuc::exp(-(dx2(colon, gpuc::newaxis) + dx2(gpuc::newaxis, colon)) / 0.01);
   return {h.eval(), gpuc::zeros({n, n}), gpuc::zeros({n, n})};
-}
-
-int64_t KernelsRun() {
-  if (gpuc::detail::EvaluationTarget(gpuc::exec::CurrentOptions()).name() == "gpu") {
-    return (*gpuc::detail::GpuExecutor::Get())->stats().kernel_launches;
-  }
-  const gpuc::detail::HostBackendStats s = gpuc::detail::HostExecutor::Get().stats();
-  return s.kernel_runs + s.library_steps;
 }
 
 int Check(const std::string& dir) {
