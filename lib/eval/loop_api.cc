@@ -53,15 +53,15 @@ std::vector<BufferRef> StartLoop(const std::string& loop, const std::vector<Arra
 }
 
 // What the body returned must be the state again: as many arrays, each of its dtype and shape.
-void CheckStateTypes(const std::string& loop, const ir::Graph& body, size_t first_result,
+void CheckStateTypes(const std::string& loop, const ir::Graph& body,
                      const std::vector<ir::TensorType>& state) {
-  const size_t returned = body.results.size() - first_result;
+  const size_t returned = body.results.size();
   if (returned != state.size()) {
     ThrowInvalid(absl::StrCat(loop, ": the body returned ", returned, " array",
                               returned == 1 ? "" : "s", " for a state of ", state.size()));
   }
   for (size_t i = 0; i < state.size(); ++i) {
-    const ir::TensorType& got = body.results[first_result + i]->type();
+    const ir::TensorType& got = body.results[i]->type();
     if (got != state[i]) {
       ThrowInvalid(absl::StrCat(loop, ": the body returned ", got.ToString(), " for state ", i,
                                 ", which is ", state[i].ToString(),
@@ -98,7 +98,6 @@ class CompiledTrace {
   }
 
   const std::vector<BufferRef>& captured() const { return traced_.captured; }
-  const ir::Graph& graph() const { return traced_.graph; }
 
   /// Runs on `inputs` (the placeholders' buffers, then the captured ones), writing in place
   /// when every donated input is held by `inputs` alone.
@@ -186,7 +185,7 @@ std::vector<Array> ForiLoop(int64_t lower, int64_t upper, const ForiBody& body,
       },
       WithStepKey());
   ++g_traces;
-  CheckStateTypes(loop, traced.graph, 0, state_types);
+  CheckStateTypes(loop, traced.graph, state_types);
   const CompiledTrace step(std::move(traced), 1, state.size());
   for (int64_t i = lower; i < upper; ++i) {
     std::vector<BufferRef> inputs;
@@ -228,7 +227,7 @@ std::vector<Array> WhileLoop(const WhileCondition& cond, const WhileBody& body,
       "while_loop body", body_types, body_names,
       [&](const std::vector<Array>& p) { return body(p); }, WithStepKey());
   g_traces += 2;
-  CheckStateTypes(loop, traced_body.graph, 0, state_types);
+  CheckStateTypes(loop, traced_body.graph, state_types);
   const CompiledTrace test(std::move(traced_cond), 0, 0);
   const CompiledTrace step(std::move(traced_body), 0, state.size());
   int64_t steps = 0;
