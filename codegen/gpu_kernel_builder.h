@@ -119,7 +119,7 @@ class KernelBuilder {
   void Barrier() { b_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {}); }
 
   /// The product of `dims`' extents.
-  llvm::Value* Count(const std::vector<int64_t>& dims) {
+  llvm::Value* Count(absl::Span<const int64_t> dims) {
     llvm::Value* n = emitter_.IndexConstant(1);
     for (int64_t d : dims) n = b_.CreateMul(n, emitter_.Extent(d), "", true, true);
     return n;

@@ -175,12 +175,11 @@ void SpecBuilder::PlanPhases() {
 bool SpecBuilder::CheckRowLocal() const {
   if (spec_.kind != ir::KernelKind::kRowReduction) return false;
   const ir::Shape& full = spec_.reduced_shape;
-  std::vector<int64_t> keep_dims_form = full.dims(), kept;
-  for (int64_t a : spec_.reduced_axes) keep_dims_form[a] = 1;
-  for (int i : spec_.KeptAxes()) kept.push_back(full[i]);
-  auto is_kept_shape = [&](const ir::Shape& s) {
-    return s.dims() == kept || s.dims() == keep_dims_form;
-  };
+  std::vector<int64_t> keep_dims_vector = full.ToVector(), kept_vector;
+  for (int64_t a : spec_.reduced_axes) keep_dims_vector[a] = 1;
+  for (int i : spec_.KeptAxes()) kept_vector.push_back(full[i]);
+  const ir::Shape keep_dims_form(keep_dims_vector), kept(kept_vector);
+  auto is_kept_shape = [&](const ir::Shape& s) { return s == kept || s == keep_dims_form; };
   for (const Phase& p : spec_.phases) {
     if (p.kind == Phase::Kind::kStore && !(p.shape == full) && !is_kept_shape(p.shape)) {
       return false;
@@ -197,7 +196,7 @@ bool SpecBuilder::CheckRowLocal() const {
       auto it = level_.find(op.get());
       if (it == level_.end() || it->second == 0) continue;
       const ir::Shape& s = op->shape();
-      if (at_full ? !(s == full || s.dims() == keep_dims_form) : !(s == m->shape())) return false;
+      if (at_full ? !(s == full || s == keep_dims_form) : !(s == m->shape())) return false;
     }
   }
   return true;

@@ -1,6 +1,8 @@
 //===- attributes.cc - Named compile-time parameters of an IR node --------===//
 #include "ir/attributes.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 
 namespace gpuc::ir {
@@ -32,9 +34,27 @@ absl::string_view AttrTypeName(const AttrValue& value) {
   return kNames[value.index()];
 }
 
+void Attributes::Set(std::string name, AttrValue value) {
+  auto it = std::lower_bound(entries_.begin(), entries_.end(), name,
+                             [](const Entry& e, const std::string& n) { return e.first < n; });
+  if (it != entries_.end() && it->first == name) {
+    it->second = std::move(value);
+    return;
+  }
+  entries_.insert(it, Entry(std::move(name), std::move(value)));
+}
+
+void Attributes::Erase(absl::string_view name) {
+  auto it = std::find_if(entries_.begin(), entries_.end(),
+                         [&](const Entry& e) { return e.first == name; });
+  if (it != entries_.end()) entries_.erase(it);
+}
+
 const AttrValue* Attributes::Find(absl::string_view name) const {
-  auto it = map_.find(name);
-  return it == map_.end() ? nullptr : &it->second;
+  for (const Entry& e : entries_) {  // a handful of entries: a scan beats a search
+    if (e.first == name) return &e.second;
+  }
+  return nullptr;
 }
 
 absl::StatusOr<int64_t> Attributes::GetInt(absl::string_view name) const {
@@ -43,6 +63,14 @@ absl::StatusOr<int64_t> Attributes::GetInt(absl::string_view name) const {
 
 absl::StatusOr<std::vector<int64_t>> Attributes::GetInts(absl::string_view name) const {
   return GetTyped<std::vector<int64_t>>(*this, name, "a list of ints");
+}
+
+absl::StatusOr<absl::Span<const int64_t>> Attributes::GetIntsView(absl::string_view name) const {
+  const AttrValue* v = Find(name);
+  if (!v) return Missing(name);
+  if (const auto* ints = std::get_if<std::vector<int64_t>>(v))
+    return absl::Span<const int64_t>(*ints);
+  return WrongType(name, "a list of ints", *v);
 }
 
 absl::StatusOr<std::string> Attributes::GetString(absl::string_view name) const {

@@ -1,7 +1,7 @@
 //===- attributes.h - Named compile-time parameters of an IR node ---------===//
 //
 // Attributes are what an op needs besides its operands: reduction axes, a transpose order,
-// slice bounds, a constant's value. They are kept in a sorted map so that the printer's output
+// slice bounds, a constant's value. They are kept sorted by name so that the printer's output
 // is canonical and two equal nodes compare equal.
 //
 //===----------------------------------------------------------------------===//
@@ -10,12 +10,15 @@
 
 #include <complex>
 #include <cstdint>
-#include <map>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 #include "ir/dtype.h"
 
 namespace gpuc::ir {
@@ -28,14 +31,16 @@ absl::string_view AttrTypeName(const AttrValue& value);
 
 class Attributes {
  public:
-  Attributes() = default;
-  Attributes(std::initializer_list<std::pair<const std::string, AttrValue>> init) : map_(init) {}
+  using Entry = std::pair<std::string, AttrValue>;
 
-  void Set(std::string name, AttrValue value) { map_[std::move(name)] = std::move(value); }
-  void Erase(absl::string_view name) {
-    if (auto it = map_.find(name); it != map_.end()) map_.erase(it);
+  Attributes() = default;
+  Attributes(std::initializer_list<Entry> init) {
+    for (const Entry& e : init) Set(e.first, e.second);
   }
-  bool Has(absl::string_view name) const { return map_.find(name) != map_.end(); }
+
+  void Set(std::string name, AttrValue value);
+  void Erase(absl::string_view name);
+  bool Has(absl::string_view name) const { return Find(name) != nullptr; }
   const AttrValue* Find(absl::string_view name) const;
 
   /// The attribute as a T, or nullptr when it is missing or of another type.
@@ -48,16 +53,23 @@ class Attributes {
   /// Typed access with a clear error when missing or of the wrong type.
   absl::StatusOr<int64_t> GetInt(absl::string_view name) const;
   absl::StatusOr<std::vector<int64_t>> GetInts(absl::string_view name) const;
+  /// GetInts without the copy; valid while the attribute is.
+  absl::StatusOr<absl::Span<const int64_t>> GetIntsView(absl::string_view name) const;
   absl::StatusOr<std::string> GetString(absl::string_view name) const;
   /// A bool attribute, or `fallback` when absent (an error if present with another type).
   absl::StatusOr<bool> GetBool(absl::string_view name, bool fallback) const;
 
-  const std::map<std::string, AttrValue, std::less<>>& entries() const { return map_; }
-  bool empty() const { return map_.empty(); }
-  friend bool operator==(const Attributes& a, const Attributes& b) { return a.map_ == b.map_; }
+  /// Sorted by name.
+  absl::Span<const Entry> entries() const { return entries_; }
+  bool empty() const { return entries_.empty(); }
+  friend bool operator==(const Attributes& a, const Attributes& b) {
+    return a.entries_ == b.entries_;
+  }
 
  private:
-  std::map<std::string, AttrValue, std::less<>> map_;
+  // A sorted vector, inline up to three entries (a slice's start, stop and step): nodes are
+  // made by the thousand in a loop, and a map spent a heap block on every attribute.
+  absl::InlinedVector<Entry, 3> entries_;
 };
 
 }  // namespace gpuc::ir

@@ -119,7 +119,7 @@ absl::StatusOr<FftAttributes> ReadFftAttributes(const Attributes& attrs, int ran
 }
 
 absl::StatusOr<TensorType> FftResultType(const FftAttributes& attrs, const TensorType& operand) {
-  std::vector<int64_t> dims = operand.shape.dims();
+  std::vector<int64_t> dims = operand.shape.ToVector();
   const int64_t last = attrs.axes.back();
   switch (attrs.kind) {
     case FftKind::kC2C:
@@ -169,7 +169,7 @@ absl::StatusOr<HostTensor> EvaluateFft(const Node& node, const HostTensor& input
                                        FftLineTransform transform) {
   absl::StatusOr<FftAttributes> attrs = ReadFftAttributes(node.attrs(), input.shape().rank());
   if (!attrs.ok()) return attrs.status();
-  std::vector<int64_t> dims = input.shape().dims();
+  std::vector<int64_t> dims = input.shape().ToVector();
   std::vector<Complex> data(static_cast<size_t>(input.num_elements()));
   for (int64_t i = 0; i < input.num_elements(); ++i) {
     data[i] = ConvertTo(DType::kComplex128, LoadElement(input.dtype(), input.element(i))).c;
@@ -188,7 +188,7 @@ absl::StatusOr<HostTensor> EvaluateFft(const Node& node, const HostTensor& input
   }
   HostTensor out(node.type());
   // r2c keeps the first n / 2 + 1 frequencies of the last axis of the full transform.
-  const std::vector<int64_t> out_dims = node.shape().dims();
+  const std::vector<int64_t> out_dims = node.shape().ToVector();
   const int64_t kept = out_dims.empty() ? 0 : out_dims[last];
   int64_t inner = 1;
   for (size_t d = static_cast<size_t>(last) + 1; d < dims.size(); ++d) inner *= dims[d];

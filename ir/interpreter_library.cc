@@ -31,7 +31,7 @@ HostTensor Matmul(const Node& node, const HostTensor& a, const HostTensor& b) {
   const MatmulTransposes transposes = TransposesOf(node);
   // Promote 1-D operands to matrices (NumPy), then index batch axes with broadcasting. A
   // transposed operand stores its matrix as [.., k, m] (a) or [.., n, k] (b).
-  std::vector<int64_t> ad = a.shape().dims(), bd = b.shape().dims();
+  std::vector<int64_t> ad = a.shape().ToVector(), bd = b.shape().ToVector();
   if (ad.size() == 1) ad.insert(ad.begin(), 1);
   if (bd.size() == 1) bd.push_back(1);
   if (transposes.a) std::swap(ad[ad.size() - 2], ad.back());

@@ -24,7 +24,7 @@ absl::StatusOr<MatmulTransposes> ReadMatmulTransposes(const Attributes& attrs, i
 }
 
 TensorType SwapLastTwoAxes(const TensorType& type) {
-  std::vector<int64_t> dims = type.shape.dims();
+  std::vector<int64_t> dims = type.shape.ToVector();
   if (dims.size() >= 2) std::swap(dims[dims.size() - 2], dims.back());
   return TensorType{type.dtype, Shape(std::move(dims))};
 }

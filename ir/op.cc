@@ -2,6 +2,7 @@
 #include "ir/op.h"
 
 #include <array>
+#include <bit>
 #include <vector>
 
 namespace gpuc::ir {
@@ -77,20 +78,30 @@ const std::vector<OpCode>& AllOps() {
 }
 
 std::optional<DType> SelectLoop(OpCode op, absl::Span<const DType> operand_dtypes) {
-  DTypeSet loops = GetOpInfo(op).loops;
-  if (loops & kRejectsBoolBit) {
-    bool all_bool = !operand_dtypes.empty();
-    for (DType d : operand_dtypes) all_bool = all_bool && d == DType::kBool;
-    if (all_bool) return std::nullopt;
+  // Every dtype's safe cast targets as a set, computed once: selecting a loop is then a few
+  // bit operations (ops are recorded in loops; walking the cast table per op showed up as a
+  // sixth of recording an add).
+  static const std::array<DTypeSet, kNumDTypes> kSafeTargets = [] {
+    std::array<DTypeSet, kNumDTypes> targets{};
+    for (int from = 0; from < kNumDTypes; ++from) {
+      for (int to = 0; to < kNumDTypes; ++to) {
+        if (CanCast(static_cast<DType>(from), static_cast<DType>(to), Casting::kSafe)) {
+          targets[from] |= DTypeBit(static_cast<DType>(to));
+        }
+      }
+    }
+    return targets;
+  }();
+  const DTypeSet loops = GetOpInfo(op).loops;
+  DTypeSet candidates = loops & kAllTypes;
+  bool all_bool = !operand_dtypes.empty();
+  for (DType d : operand_dtypes) {
+    candidates &= kSafeTargets[static_cast<int>(d)];
+    all_bool = all_bool && d == DType::kBool;
   }
-  for (int i = 0; i < kNumDTypes; ++i) {
-    DType candidate = static_cast<DType>(i);
-    if (!Contains(loops, candidate)) continue;
-    bool all_cast = true;
-    for (DType d : operand_dtypes) all_cast = all_cast && CanCast(d, candidate, Casting::kSafe);
-    if (all_cast) return candidate;
-  }
-  return std::nullopt;
+  if ((loops & kRejectsBoolBit) && all_bool) return std::nullopt;
+  if (candidates == 0) return std::nullopt;
+  return static_cast<DType>(std::countr_zero(candidates));  // the first loop in DType order
 }
 
 }  // namespace gpuc::ir

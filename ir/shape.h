@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 
@@ -27,13 +28,15 @@ class Shape {
  public:
   Shape() = default;
   Shape(std::initializer_list<int64_t> dims) : dims_(dims) {}
-  explicit Shape(std::vector<int64_t> dims) : dims_(std::move(dims)) {}
+  explicit Shape(const std::vector<int64_t>& dims) : dims_(dims.begin(), dims.end()) {}
   explicit Shape(absl::Span<const int64_t> dims) : dims_(dims.begin(), dims.end()) {}
 
   int rank() const { return static_cast<int>(dims_.size()); }
   int64_t dim(int axis) const { return dims_[axis]; }
   int64_t operator[](int axis) const { return dims_[axis]; }
-  const std::vector<int64_t>& dims() const { return dims_; }
+  absl::Span<const int64_t> dims() const { return dims_; }
+  /// The extents as a vector, for code that edits them.
+  std::vector<int64_t> ToVector() const { return {dims_.begin(), dims_.end()}; }
   /// Product of the extents (1 for a 0-d array). Valid only for shapes that passed
   /// ValidateShape, so it cannot overflow.
   int64_t num_elements() const;
@@ -45,7 +48,9 @@ class Shape {
   friend bool operator!=(const Shape& a, const Shape& b) { return !(a == b); }
 
  private:
-  std::vector<int64_t> dims_;
+  // Inline up to rank 4: shapes are copied into every node and type a program records, and a
+  // heap block per copy was a large part of recording an op.
+  absl::InlinedVector<int64_t, 4> dims_;
 };
 
 /// Checks that extents are non-negative, the rank is at most kMaxRank and the element count is

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "ir/fft_semantics.h"
@@ -45,7 +46,7 @@ absl::Status Prefixed(OpCode op, const absl::Status& status) {
 
 /// Selects the op's loop for these operands.
 absl::StatusOr<DType> SelectLoopFor(OpCode op, absl::Span<const TensorType> operands) {
-  std::vector<DType> dtypes;
+  absl::InlinedVector<DType, 4> dtypes;
   bool any_inexact = false;
   for (const TensorType& t : operands) {
     dtypes.push_back(t.dtype);
@@ -231,10 +232,18 @@ absl::StatusOr<TensorType> InferUserElementwise(OpCode op, absl::Span<const Tens
 absl::StatusOr<TensorType> InferElementwise(OpCode op, absl::Span<const TensorType> operands,
                                             const Attributes& attrs,
                                             const std::optional<TensorType>& requested) {
-  std::vector<Shape> shapes;
-  for (const TensorType& t : operands) shapes.push_back(t.shape);
-  absl::StatusOr<Shape> shape = BroadcastShapes(shapes);
-  if (!shape.ok()) return Prefixed(op, shape.status());
+  // Operands of one shape (the common case in a loop body) need no broadcasting.
+  bool same_shapes = true;
+  for (const TensorType& t : operands) same_shapes = same_shapes && t.shape == operands[0].shape;
+  absl::StatusOr<Shape> shape;
+  if (same_shapes && !operands.empty()) {
+    shape = operands[0].shape;
+  } else {
+    std::vector<Shape> shapes;
+    for (const TensorType& t : operands) shapes.push_back(t.shape);
+    shape = BroadcastShapes(shapes);
+    if (!shape.ok()) return Prefixed(op, shape.status());
+  }
   const TypeRule rule = GetOpInfo(op).type_rule;
   if (rule == TypeRule::kGiven) {  // cast: any dtype to any dtype, same shape
     absl::StatusOr<TensorType> type = RequireRequested(op, requested);
@@ -272,9 +281,9 @@ absl::Status CheckSameDType(OpCode op, absl::Span<const TensorType> operands) {
 }
 
 absl::StatusOr<TensorType> InferSlice(OpCode op, const TensorType& in, const Attributes& attrs) {
-  absl::StatusOr<std::vector<int64_t>> start = attrs.GetInts("start");
-  absl::StatusOr<std::vector<int64_t>> stop = attrs.GetInts("stop");
-  absl::StatusOr<std::vector<int64_t>> step = attrs.GetInts("step");
+  absl::StatusOr<absl::Span<const int64_t>> start = attrs.GetIntsView("start");
+  absl::StatusOr<absl::Span<const int64_t>> stop = attrs.GetIntsView("stop");
+  absl::StatusOr<absl::Span<const int64_t>> step = attrs.GetIntsView("step");
   for (const auto* s : {&start, &stop, &step}) {
     if (!s->ok()) return Prefixed(op, s->status());
   }
@@ -284,7 +293,7 @@ absl::StatusOr<TensorType> InferSlice(OpCode op, const TensorType& in, const Att
     return OpError(
         op, absl::StrCat("start, stop and step need ", rank, " entries for ", in.ToString()));
   }
-  std::vector<int64_t> dims(rank);
+  absl::InlinedVector<int64_t, 4> dims(rank);
   for (int i = 0; i < rank; ++i) {
     int64_t b = (*start)[i], e = (*stop)[i], s = (*step)[i], d = in.shape[i];
     // The normalized form of Python's slice.indices(d): forward slices stay in [0, d], backward
@@ -299,7 +308,7 @@ absl::StatusOr<TensorType> InferSlice(OpCode op, const TensorType& in, const Att
     }
     dims[i] = SliceLength(b, e, s);
   }
-  return TensorType{in.dtype, Shape(std::move(dims))};
+  return TensorType{in.dtype, Shape(absl::Span<const int64_t>(dims))};
 }
 
 absl::StatusOr<TensorType> InferDataMovement(OpCode op, absl::Span<const TensorType> operands,
@@ -365,7 +374,7 @@ absl::StatusOr<TensorType> InferDataMovement(OpCode op, absl::Span<const TensorT
         return OpError(op,
                        absl::StrCat("axis ", *axis, " is out of range for rank ", first.rank()));
       }
-      std::vector<int64_t> dims = first.dims();
+      std::vector<int64_t> dims = first.ToVector();
       dims[*axis] = 0;
       for (const TensorType& t : operands) {
         bool compatible = t.shape.rank() == first.rank();
@@ -403,7 +412,7 @@ absl::StatusOr<TensorType> InferDataMovement(OpCode op, absl::Span<const TensorT
         return OpError(op,
                        absl::StrCat("attribute 'value' must be a number, not ", AttrTypeName(*v)));
       }
-      std::vector<int64_t> dims = in.shape.dims();
+      std::vector<int64_t> dims = in.shape.ToVector();
       for (int i = 0; i < in.shape.rank(); ++i) {
         int64_t l = (*low)[i], h = (*high)[i];
         // Bounded so the sum cannot overflow; ValidateShape then bounds the element count.
@@ -463,7 +472,7 @@ absl::StatusOr<TensorType> InferMatmul(OpCode op, absl::Span<const TensorType> s
   const TensorType operands[] = {a, b};
   // NumPy's matmul: a 1-D operand gains a unit axis (prepended for a, appended for b) that is
   // removed from the result; leading axes are batch axes and broadcast.
-  std::vector<int64_t> ad = a.shape.dims(), bd = b.shape.dims();
+  std::vector<int64_t> ad = a.shape.ToVector(), bd = b.shape.ToVector();
   if (ad.size() == 1) ad.insert(ad.begin(), 1);
   if (bd.size() == 1) bd.push_back(1);
   int64_t k_a = ad.back(), k_b = bd[bd.size() - 2];
@@ -478,7 +487,7 @@ absl::StatusOr<TensorType> InferMatmul(OpCode op, absl::Span<const TensorType> s
     return OpError(op, absl::StrCat("batch axes of ", a.ToString(), " and ", b.ToString(),
                                     " do not broadcast"));
   }
-  std::vector<int64_t> dims = batch->dims();
+  std::vector<int64_t> dims = batch->ToVector();
   if (a.shape.rank() > 1) dims.push_back(ad[ad.size() - 2]);
   if (b.shape.rank() > 1) dims.push_back(bd.back());
   absl::StatusOr<DType> loop = SelectLoopFor(op, operands);

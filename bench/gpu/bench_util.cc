@@ -52,7 +52,7 @@ detail::DeviceTensor RandomInput(detail::GpuExecutor& gpu, const ir::TensorType&
   random::Generator rng(seed);
   const bool is_complex =
       type.dtype == ir::DType::kComplex64 || type.dtype == ir::DType::kComplex128;
-  std::vector<int64_t> dims = type.shape.dims();
+  std::vector<int64_t> dims = type.shape.ToVector();
   if (is_complex) dims.push_back(2);
   const DType real = type.dtype == ir::DType::kComplex64    ? float32
                      : type.dtype == ir::DType::kComplex128 ? float64

@@ -10,12 +10,12 @@
 namespace gpuc::detail {
 namespace {
 
-Shape PublicShape(const ir::Shape& shape) { return shape.dims(); }
+Shape PublicShape(const ir::Shape& shape) { return shape.ToVector(); }
 
 }  // namespace
 
 std::shared_ptr<ArrayImpl> MakePending(ir::NodeRef node,
-                                       const std::vector<const ArrayImpl*>& operands) {
+                                       absl::Span<const ArrayImpl* const> operands) {
   auto impl = std::make_shared<ArrayImpl>();
   impl->shape = PublicShape(node->shape());
   int64_t depth = 0;

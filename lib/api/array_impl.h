@@ -13,6 +13,7 @@
 #include <memory>
 #include <vector>
 
+#include "absl/types/span.h"
 #include "gpuc/array.h"
 #include "ir/host_tensor.h"
 #include "ir/node.h"
@@ -44,7 +45,7 @@ struct ArrayImpl {
 
 /// A new pending array for `node`, with limits bookkeeping from its operands.
 std::shared_ptr<ArrayImpl> MakePending(ir::NodeRef node,
-                                       const std::vector<const ArrayImpl*>& operands);
+                                       absl::Span<const ArrayImpl* const> operands);
 /// A new evaluated array over `tensor`.
 std::shared_ptr<ArrayImpl> MakeEvaluated(ir::HostTensor tensor);
 /// Rebinds `impl` to the values in `tensor` (evaluation's last step).

@@ -56,6 +56,7 @@ ResolvedSubscript ResolveSubscript(const char* op, const Shape& shape,
   // The ellipsis, or else the end, stands for full slices of the axes not indexed.
   int missing = rank - consumed;
   std::vector<Index> expanded;
+  expanded.reserve(indices.size() + missing);
   for (const Index& i : indices) {
     if (i.kind() != Index::Kind::kEllipsis) {
       expanded.push_back(i);
@@ -66,6 +67,9 @@ ResolvedSubscript ResolveSubscript(const char* op, const Shape& shape,
   for (; missing > 0; --missing) expanded.push_back(colon);
 
   ResolvedSubscript r;
+  for (std::vector<int64_t>* v : {&r.start, &r.stop, &r.step, &r.region, &r.result}) {
+    v->reserve(expanded.size());
+  }
   int axis = 0;
   for (const Index& i : expanded) {
     if (i.kind() == Index::Kind::kNewAxis) {
@@ -103,13 +107,13 @@ ResolvedSubscript ResolveSubscript(const char* op, const Shape& shape,
 }  // namespace detail
 
 Array Array::index(const std::vector<Index>& indices) const {
-  const detail::ResolvedSubscript r = detail::ResolveSubscript("index", shape(), indices);
+  detail::ResolvedSubscript r = detail::ResolveSubscript("index", shape(), indices);
   Array sliced = *this;
   if (!r.identity) {
     ir::Attributes attrs;
-    attrs.Set("start", r.start);
-    attrs.Set("stop", r.stop);
-    attrs.Set("step", r.step);
+    attrs.Set("start", std::move(r.start));
+    attrs.Set("stop", std::move(r.stop));
+    attrs.Set("step", std::move(r.step));
     sliced = detail::Record(ir::OpCode::kSlice, {*this}, std::move(attrs));
   }
   return detail::Reshaped(sliced, r.result);

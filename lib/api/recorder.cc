@@ -6,6 +6,8 @@
 #include <tuple>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
+#include "absl/container/node_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "ir/host_tensor.h"
@@ -36,8 +38,8 @@ struct SiteRecord {
 };
 using SiteKey = std::tuple<const char*, uint_least32_t, uint_least32_t>;
 
-absl::flat_hash_map<SiteKey, SiteRecord>& ThreadSiteRecords() {
-  thread_local absl::flat_hash_map<SiteKey, SiteRecord> records;
+absl::node_hash_map<SiteKey, SiteRecord>& ThreadSiteRecords() {
+  thread_local absl::node_hash_map<SiteKey, SiteRecord> records;
   return records;
 }
 
@@ -86,14 +88,20 @@ std::string CurrentRecordingSite() { return std::string(CurrentRecordingSiteText
 
 absl::string_view CurrentRecordingSiteText() {
   if (t_recording_site == nullptr) return "";
-  // Formatted once per site and thread: ops are recorded at a few sites many times over.
-  thread_local absl::flat_hash_map<std::pair<const char*, uint_least32_t>, std::string> texts;
-  auto [it, inserted] =
-      texts.try_emplace({t_recording_site->file_name(), t_recording_site->line()});
-  if (inserted) {
-    it->second = absl::StrCat(t_recording_site->file_name(), ":", t_recording_site->line());
-  }
-  return it->second;
+  // Formatted once per site and thread: ops are recorded at a few sites many times over, and
+  // often at the same one several times in a row (the last one answers without a lookup).
+  const std::pair<const char*, uint_least32_t> key = {t_recording_site->file_name(),
+                                                      t_recording_site->line()};
+  thread_local std::pair<const char*, uint_least32_t> last_key = {nullptr, 0};
+  thread_local absl::string_view last_text;
+  if (key == last_key) return last_text;
+  // Node-based: the texts handed out must not move when the map grows.
+  thread_local absl::node_hash_map<std::pair<const char*, uint_least32_t>, std::string> texts;
+  auto [it, inserted] = texts.try_emplace(key);
+  if (inserted) it->second = absl::StrCat(key.first, ":", key.second);
+  last_key = key;
+  last_text = it->second;
+  return last_text;
 }
 
 void ThrowInvalid(const std::string& message) {
@@ -104,11 +112,13 @@ void ThrowInvalid(const std::string& message) {
 
 Array Record(ir::OpCode op, const std::vector<Array>& operands, ir::Attributes attrs,
              std::optional<ir::TensorType> requested) {
-  if (t_recording_site != nullptr) {
-    auto it = ThreadSiteRecords().find(CurrentSiteKey());
-    std::shared_ptr<const ir::Node> previous;
-    if (it != ThreadSiteRecords().end() && it->second.call != t_user_call &&
-        (previous = it->second.node.lock()) && !IsNearOperand(previous.get(), operands)) {
+  // The site's record, found once: node-based, so the pointer stays valid while the cut below
+  // runs.
+  SiteRecord* site_record =
+      t_recording_site != nullptr ? &ThreadSiteRecords()[CurrentSiteKey()] : nullptr;
+  if (site_record != nullptr && site_record->call != 0 && site_record->call != t_user_call) {
+    std::shared_ptr<const ir::Node> previous = site_record->node.lock();
+    if (previous && !IsNearOperand(previous.get(), operands)) {
       bool traced = false;
       for (const Array& a : operands) traced = traced || ImplOf(a, ir::OpName(op).data()).traced;
       // Dropped before the cut: a reference held here would make the evaluation see the
@@ -117,12 +127,10 @@ Array Record(ir::OpCode op, const std::vector<Array>& operands, ir::Attributes a
       if (!traced) EvaluateLoopStep(CurrentRecordingSiteText());
     }
   }
-  std::vector<ir::TensorType> types;
+  absl::InlinedVector<ir::TensorType, 3> types;
   std::vector<ir::NodeRef> nodes;
-  std::vector<const ArrayImpl*> impls;
-  types.reserve(operands.size());
+  absl::InlinedVector<const ArrayImpl*, 3> impls;
   nodes.reserve(operands.size());
-  impls.reserve(operands.size());
   for (const Array& a : operands) {
     ArrayImpl& impl = ImplOf(a, ir::OpName(op).data());
     types.push_back(impl.node->type());
@@ -139,7 +147,7 @@ Array Record(ir::OpCode op, const std::vector<Array>& operands, ir::Attributes a
   }
   ir::NodeRef node = ir::Node::Create(op, *std::move(type), std::move(nodes), std::move(attrs),
                                       /*name=*/"", CurrentRecordingSiteText());
-  if (t_recording_site != nullptr) ThreadSiteRecords()[CurrentSiteKey()] = {t_user_call, node};
+  if (site_record != nullptr) *site_record = {t_user_call, node};
   std::shared_ptr<ArrayImpl> impl = MakePending(std::move(node), impls);
   NotePending(impl);
   EvaluateIfPastLimits(*impl);

@@ -104,7 +104,7 @@ Array IndexedUpdate::write(const char* op, const Operand& value) const {
   if (array_index_) return write_by_array(op, nullptr, value);
   detail::ScopedRecordingSite site(value.site());
   detail::ImplOf(base_, op);
-  const detail::ResolvedSubscript r = detail::ResolveSubscript(op, base_.shape(), indices_);
+  detail::ResolvedSubscript r = detail::ResolveSubscript(op, base_.shape(), indices_);
   Array v = detail::SetItemValue(op, value, base_.dtype());
   v = detail::Reshaped(detail::BroadcastForSetItem(op, v, r.result, base_.shape()), r.region);
   if (r.identity) return v;
@@ -112,9 +112,9 @@ Array IndexedUpdate::write(const char* op, const Operand& value) const {
   for (int64_t d : r.region) elements *= d;
   if (elements == 0) return base_;
   ir::Attributes attrs;
-  attrs.Set("start", r.start);
-  attrs.Set("stop", r.stop);
-  attrs.Set("step", r.step);
+  attrs.Set("start", std::move(r.start));
+  attrs.Set("stop", std::move(r.stop));
+  attrs.Set("step", std::move(r.step));
   return detail::Record(ir::OpCode::kUpdateSlice, {base_, v}, std::move(attrs));
 }
 

@@ -43,7 +43,7 @@ std::optional<CublasTypes> TypesFor(DType dtype) {
 
 /// The operand dims with NumPy's 1-D promotion: a row for a, a column for b.
 std::vector<int64_t> MatrixDims(const ir::Shape& shape, bool is_a) {
-  std::vector<int64_t> d = shape.dims();
+  std::vector<int64_t> d = shape.ToVector();
   if (d.size() == 1) is_a ? void(d.insert(d.begin(), 1)) : d.push_back(1);
   return d;
 }

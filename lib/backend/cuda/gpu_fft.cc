@@ -91,8 +91,8 @@ void SetFftPlanCacheCapacity(size_t plans) { plan_cache_capacity = std::max<size
 size_t FftPlanCacheCapacity() { return plan_cache_capacity; }
 
 absl::StatusOr<FftShape> PlanFft(const ir::Node& fft) {
-  const std::vector<int64_t>& in_dims = fft.operands()[0]->shape().dims();
-  const std::vector<int64_t>& out_dims = fft.type().shape.dims();
+  const std::vector<int64_t> in_dims = fft.operands()[0]->shape().ToVector();
+  const std::vector<int64_t> out_dims = fft.type().shape.ToVector();
   const size_t rank = in_dims.size();
   absl::StatusOr<ir::FftAttributes> attrs =
       ir::ReadFftAttributes(fft.attrs(), static_cast<int>(rank));

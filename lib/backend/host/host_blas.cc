@@ -146,7 +146,7 @@ absl::StatusOr<HostTensor> HostMatmul(const ir::Node& node, const HostTensor& a_
   const HostTensor b = Converted(Converted(b_in, loop), dtype);
   // 1-D operands become a row (a) or a column (b) matrix, as NumPy's matmul does.
   const ir::MatmulTransposes transposes = ir::TransposesOf(node);
-  std::vector<int64_t> ad = a.shape().dims(), bd = b.shape().dims();
+  std::vector<int64_t> ad = a.shape().ToVector(), bd = b.shape().ToVector();
   if (ad.size() == 1) ad.insert(ad.begin(), 1);
   if (bd.size() == 1) bd.push_back(1);
   if (transposes.a) std::swap(ad[ad.size() - 2], ad.back());
