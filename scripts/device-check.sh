@@ -55,6 +55,8 @@ if [ "$mode" = tests ]; then
 elif [ "$mode" = loops ]; then
   # Issue 31's loop programs on the GPU (kernels compiled, cold and warm), then on the host
   # of the same machine, and NumPy's time and check beside them.
+  # The GPU machine's NumPy is the python3 on its PATH, not /usr/bin/python3's.
+  export PYTHON=python3
   GPUC_CACHE_DIR=/tmp/gpuc-cache-loops bash bench/loops/run.sh "$bin/bench_loops" "$out/loops-gpu"
   GPUC_BACKEND=host bash bench/loops/run.sh "$bin/bench_loops" "$out/loops-host" | grep gpuc
 elif [ "$mode" = user-kernels ]; then

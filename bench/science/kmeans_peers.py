@@ -19,7 +19,9 @@ def iteration(xp, add_at, x, c):
     d = ((x[:, None, :] - c[None, :, :]) ** 2).sum(-1)
     labels = d.argmin(1)
     sums = add_at(xp.zeros_like(c), labels, x)
-    counts = xp.bincount(labels, minlength=c.shape[0])
+    # JAX needs the bin count as a static `length` (under jit the labels are traced).
+    counts = (xp.bincount(labels, length=c.shape[0]) if xp.__name__.startswith("jax")
+              else xp.bincount(labels, minlength=c.shape[0]))
     return sums / xp.maximum(counts, 1)[:, None].astype(c.dtype)
 
 
