@@ -398,17 +398,32 @@ class ReducePhaseEmitter {
       for (Accumulator& acc : accs) states.push_back(acc.Load());
       StoreRow(k, accs, states, split, row, rows, count);
     };
-    ForEachRow(k, rows, [&](llvm::Value* row) {
-      for (Accumulator& acc : accs) acc.StartCombinable();
-      Index kept = e.Delinearize(row, kept_shape);
-      if (rows_mapping_) {
-        EmitBlockPositions(k, accs, kept, start, stop, count, k.chunk());
-        BlockMerge(k, accs, [&] { store_row(row); });
-      } else {
-        EmitPositions(k, accs, kept, start, stop, e.IndexConstant(1));
+    auto thread_per_row = [&] {
+      ForEachRow(k, rows, /*block_per_row=*/false, [&](llvm::Value* row) {
+        for (Accumulator& acc : accs) acc.StartCombinable();
+        EmitPositions(k, accs, e.Delinearize(row, kept_shape), start, stop, e.IndexConstant(1));
         store_row(row);
-      }
-    });
+      });
+    };
+    if (!rows_mapping_) {
+      thread_per_row();
+    } else {
+      // Short rows take a thread each (the launch agrees: ChooseReduceLaunch); the test is
+      // uniform over the grid, so the block path's barriers stay convergent.
+      llvm::Value* short_rows = b.CreateICmpULE(count, e.IndexConstant(kGpuThreadRowLimit));
+      EmitIf(b, short_rows, thread_per_row, "short_rows");
+      EmitIf(
+          b, b.CreateNot(short_rows),
+          [&] {
+            ForEachRow(k, rows, /*block_per_row=*/true, [&](llvm::Value* row) {
+              for (Accumulator& acc : accs) acc.StartCombinable();
+              EmitBlockPositions(k, accs, e.Delinearize(row, kept_shape), start, stop, count,
+                                 k.chunk());
+              BlockMerge(k, accs, [&] { store_row(row); });
+            });
+          },
+          "long_rows");
+    }
     k.Finish();
     return e.unsupported();
   }
@@ -417,12 +432,16 @@ class ReducePhaseEmitter {
   /// the grid; `body` emits the row's work.
   void ForEachRow(KernelBuilder& k, llvm::Value* rows,
                   const std::function<void(llvm::Value*)>& body) {
+    ForEachRow(k, rows, rows_mapping_, body);
+  }
+  void ForEachRow(KernelBuilder& k, llvm::Value* rows, bool block_per_row,
+                  const std::function<void(llvm::Value*)>& body) {
     llvm::IRBuilder<>& b = k.b();
     EmitLoop(
-        b, rows_mapping_ ? k.Block() : k.GlobalThread(), rows,
+        b, block_per_row ? k.Block() : k.GlobalThread(), rows,
         [&](llvm::Value* row) {
           body(row);
-          return b.CreateAdd(row, rows_mapping_ ? k.Blocks() : k.GridThreads());
+          return b.CreateAdd(row, block_per_row ? k.Blocks() : k.GridThreads());
         },
         "row");
   }
@@ -456,7 +475,6 @@ class ReducePhaseEmitter {
   /// reductions have many rows and few splits: a thread merges a row.
   std::string EmitCombineKernel() {
     KernelBuilder k(spec_, module_, phase_.function_name + "_combine");
-    llvm::IRBuilder<>& b = k.b();
     ElementEmitter& e = k.emitter();
     std::vector<Accumulator> accs = Accumulators(k);
     if (accs.empty()) return e.unsupported();

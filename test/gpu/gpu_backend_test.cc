@@ -143,6 +143,33 @@ TEST(GpuBackendTest, LargeReductionsSplitOverBlocksAgreeWithTheInterpreter) {
   }
 }
 
+TEST(GpuBackendTest, ShortRowReductionsRunAThreadPerRowAndAgreeWithTheInterpreter) {
+  GPUC_REQUIRE_GPU_EXECUTOR(gpu);
+  // Innermost-axis reductions of rows up to kGpuThreadRowLimit long take a thread per row
+  // (the n-body's r^2 over [n, n, 3]); one past it a block per row. Sums, extrema and argmax
+  // over each, with many rows and with a single row.
+  const char* text =
+      "func @f(%x: f32[R,L]) -> (f32[R], f32[R], i64[R]) {\n"
+      "  %e = mul %x, %x : f32[R,L]\n"
+      "  %s = reduce_sum %e {axes = [1]} : f32[R]\n"
+      "  %m = reduce_min %x {axes = [1]} : f32[R]\n"
+      "  %a = argmax %x {axes = [1]} : i64[R]\n  return %s, %m, %a\n}\n";
+  for (int64_t rows : {1, 5, 70001}) {
+    for (int64_t length : {1, 2, 3, 31, 32, 33}) {
+      SCOPED_TRACE(absl::StrCat(rows, " rows of ", length));
+      std::string graph;
+      for (char ch : std::string(text)) {
+        graph += ch == 'L'   ? std::to_string(length)
+                 : ch == 'R' ? std::to_string(rows)
+                             : std::string(1, ch);
+      }
+      Case c = Parse(graph, static_cast<uint64_t>(rows * 100 + length));
+      CheckAgainstInterpreter(gpu, c.graph, c.args);
+      if (HasFailure()) return;
+    }
+  }
+}
+
 /// `text` with every "L" replaced by `length`.
 std::string WithRowLength(std::string text, int64_t length) {
   std::string out;

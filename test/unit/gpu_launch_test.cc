@@ -45,6 +45,23 @@ TEST(GpuLaunchTest, ReductionSplitsCoverEveryPositionWithoutEmptySplits) {
   }
 }
 
+TEST(GpuLaunchTest, ShortRowsTakeAThreadEachUnsplit) {
+  // 4M rows of 3 (the n-body's r^2): a thread per row over a grid of threads, no combine.
+  const ReduceLaunch short_rows =
+      ChooseReduceLaunch(Phase(Kind::kReduceRows), int64_t{1} << 22, 3, 132);
+  EXPECT_EQ(short_rows.splits, 1);
+  EXPECT_EQ(short_rows.blocks, ThreadPerRowBlocks(int64_t{1} << 22, 132));
+  EXPECT_GE(short_rows.chunk, 3);
+  const ReduceLaunch at_limit =
+      ChooseReduceLaunch(Phase(Kind::kReduceRows), 1000, codegen::kGpuThreadRowLimit, 132);
+  EXPECT_EQ(at_limit.blocks, ThreadPerRowBlocks(1000, 132));
+  EXPECT_EQ(at_limit.splits, 1);
+  // One past the limit is a block per row again.
+  const ReduceLaunch longer =
+      ChooseReduceLaunch(Phase(Kind::kReduceRows), 1000, codegen::kGpuThreadRowLimit + 1, 132);
+  EXPECT_EQ(longer.blocks, 1000);
+}
+
 TEST(GpuLaunchTest, FewRowsSplitAndManyRowsDoNot) {
   // A full reduction fills the device with splits; rows enough for every SM are not split.
   const ReduceLaunch full = ChooseReduceLaunch(Phase(Kind::kReduceRows), 1, int64_t{1} << 28, 132);

@@ -44,7 +44,12 @@ ReduceLaunch ChooseReduceLaunch(const codegen::GpuPhaseLaunch& phase, int64_t ro
   const int64_t threads = codegen::kGpuBlockThreads;
   const int64_t target = multiprocessors * kSplitBlocksPerSm;
   ReduceLaunch launch;
-  if (phase.kind == codegen::GpuPhaseLaunch::Kind::kReduceRows) {
+  if (phase.kind == codegen::GpuPhaseLaunch::Kind::kReduceRows &&
+      count <= codegen::kGpuThreadRowLimit) {
+    // Short rows: a thread per row, unsplit (the partial kernel takes the same branch).
+    launch.blocks = ThreadPerRowBlocks(rows, multiprocessors);
+    launch.splits = 1;
+  } else if (phase.kind == codegen::GpuPhaseLaunch::Kind::kReduceRows) {
     // A block per row; rows too few to fill the device split their positions over blocks,
     // each split at least 16 elements per thread.
     launch.blocks = std::min<int64_t>(rows, multiprocessors * kBlocksPerSm);
