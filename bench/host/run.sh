@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# run.sh — issue 36's host suite: gpuc's programs, then the same programs in NumPy in the same
+# run (each result checked against gpuc's up to 10^5 elements), then the table of ratios.
+#
+#   bench/host/run.sh BENCH_HOST_SUITE [OUT_DIR] [--max-elements N] [--min-time S]
+set -euo pipefail
+bench=$1
+out=${2:-$(mktemp -d)}
+shift $(( $# >= 2 ? 2 : 1 ))
+here=$(cd "$(dirname "$0")" && pwd)
+mkdir -p "$out"
+cache=$(mktemp -d)
+trap 'rm -rf "$cache"' EXIT
+GPUC_CACHE_DIR=$cache "$bench" --save "$out" "$@" | tee "$out/gpuc.jsonl"
+NPY_PROMOTION_STATE=weak "${PYTHON:-/usr/bin/python3}" "$here/numpy_suite.py" --check "$out" "$@" |
+  tee "$out/numpy.jsonl"
+status=${PIPESTATUS[0]}
+"${PYTHON:-/usr/bin/python3}" "$here/table.py" "$out/gpuc.jsonl" "$out/numpy.jsonl" | tee "$out/table.md"
+exit "$status"
