@@ -34,11 +34,32 @@ bool Accumulator::Prepare(bool combinable) {
       }
       break;
   }
-  value_ = frame_.EntryAlloca(values_.RegisterType(acc_), "acc");
+  value_type_ = values_.RegisterType(acc_);
+  value_ = frame_.EntryAlloca(value_type_, "acc");
   if (op() == OpCode::kArgMax || op() == OpCode::kArgMin || (combinable && IsExtremum())) {
     index_ = frame_.EntryAlloca(values_.builder().getInt64Ty(), "acc_index");
   }
   return true;
+}
+
+bool Accumulator::PrepareSlots(int slots) {
+  if (!Prepare()) return false;
+  value_slots_ = frame_.EntryAlloca(llvm::ArrayType::get(value_type_, slots), "acc_slots");
+  if (index_) {
+    index_slots_ = frame_.EntryAlloca(llvm::ArrayType::get(values_.builder().getInt64Ty(), slots),
+                                      "acc_index_slots");
+  }
+  return true;
+}
+
+void Accumulator::SelectSlot(llvm::Value* slot) {
+  llvm::IRBuilder<>& b = values_.builder();
+  llvm::Value* zero = b.getInt64(0);
+  llvm::Value* at = b.CreateZExt(slot, b.getInt64Ty());
+  value_ = b.CreateInBoundsGEP(value_slots_->getAllocatedType(), value_slots_, {zero, at});
+  if (index_) {
+    index_ = b.CreateInBoundsGEP(index_slots_->getAllocatedType(), index_slots_, {zero, at});
+  }
 }
 
 llvm::Value* Accumulator::InitialValue() {
@@ -95,7 +116,7 @@ llvm::Value* Accumulator::Element(llvm::Value* x) {
 
 void Accumulator::Add(llvm::Value* x, llvm::Value* position) {
   llvm::IRBuilder<>& b = values_.builder();
-  llvm::Value* acc = b.CreateLoad(value_->getAllocatedType(), value_);
+  llvm::Value* acc = b.CreateLoad(value_type_, value_);
   llvm::Value* next = nullptr;
   switch (op()) {
     case OpCode::kReduceSum:
@@ -166,7 +187,7 @@ llvm::Value* Accumulator::Finish(llvm::Value* count) {
   if (op() == OpCode::kArgMax || op() == OpCode::kArgMin) {
     return b.CreateSelect(empty, b.getInt64(0), b.CreateLoad(b.getInt64Ty(), index_));
   }
-  llvm::Value* acc = b.CreateLoad(value_->getAllocatedType(), value_);
+  llvm::Value* acc = b.CreateLoad(value_type_, value_);
   if (IsExtremum()) {
     // An empty row has no extreme; the interpreter stores 0 (the front end rejects it).
     return b.CreateSelect(empty, values_.ConstantOf(out_, 0.0), acc);
@@ -185,7 +206,7 @@ void Accumulator::StartCombinable() { Store(Identity()); }
 
 Accumulator::State Accumulator::Load() {
   llvm::IRBuilder<>& b = values_.builder();
-  State s{b.CreateLoad(value_->getAllocatedType(), value_), nullptr};
+  State s{b.CreateLoad(value_type_, value_), nullptr};
   if (index_) s.index = b.CreateLoad(b.getInt64Ty(), index_);
   return s;
 }
@@ -266,8 +287,8 @@ Accumulator::State Accumulator::Combine(State a, State b_state) {
 }
 
 std::vector<llvm::Type*> Accumulator::StateTypes() const {
-  std::vector<llvm::Type*> types = {value_->getAllocatedType()};
-  if (index_) types.push_back(index_->getAllocatedType());
+  std::vector<llvm::Type*> types = {value_type_};
+  if (index_) types.push_back(values_.builder().getInt64Ty());
   return types;
 }
 

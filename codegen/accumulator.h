@@ -37,6 +37,11 @@ class Accumulator {
   /// Allocates the state; false (with the emitter told why) when there is no lowering.
   /// `combinable` states also keep the position of extrema, for Combine.
   bool Prepare(bool combinable = false);
+  /// Prepare for `slots` states side by side (a tile of rows reduced together: a column
+  /// reduction adds one row of the input to every column's state in turn); SelectSlot picks
+  /// the state the other methods work on, until the next SelectSlot.
+  bool PrepareSlots(int slots);
+  void SelectSlot(llvm::Value* slot);
   void Start();
   void Add(llvm::Value* x, llvm::Value* position);
   /// The row's result in the node's dtype; `count` is how many elements the row had.
@@ -73,8 +78,12 @@ class Accumulator {
   FunctionFrame& frame_;
   ir::DType in_, out_;
   ir::DType acc_ = ir::DType::kBool;  // the register dtype of the running value
-  llvm::AllocaInst* value_ = nullptr;
-  llvm::AllocaInst* index_ = nullptr;
+  llvm::Type* value_type_ = nullptr;
+  // The state's parts: allocas, or the selected slot of the slot arrays.
+  llvm::Value* value_ = nullptr;
+  llvm::Value* index_ = nullptr;
+  llvm::AllocaInst* value_slots_ = nullptr;
+  llvm::AllocaInst* index_slots_ = nullptr;
 };
 
 }  // namespace gpuc::codegen

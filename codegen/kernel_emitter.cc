@@ -32,6 +32,9 @@ class PhaseEmitter {
  private:
   void EmitStores();
   void EmitReductions();
+  void EmitColumnTiles(std::vector<Accumulator>& accumulators, const std::vector<int>& reduced_axes,
+                       const std::vector<int64_t>& reduced_dims, int kept_axis, llvm::Value* count,
+                       int tile);
 
   const KernelSpec& spec_;
   const Phase& phase_;
@@ -140,11 +143,22 @@ void PhaseEmitter::EmitReductions() {
   for (int d : reduced_axes) reduced_dims.push_back(full[d]);
   std::vector<Accumulator> accumulators;
   for (const Node* r : phase_.reductions) accumulators.emplace_back(*r, emitter_, values_, frame_);
+  // Reducing leading axes into one trailing kept axis (a column reduction): a kept position
+  // per outer iteration would walk down a column with the row's stride, a cache line per
+  // element. Instead a tile of kTile consecutive kept positions keeps its states side by side
+  // and the reduced positions are walked once, each adding a contiguous stretch of a row to
+  // the tile's states (NumPy's order; each state still sees its elements in position order).
+  const bool columns = kept_axes.size() == 1 && kept_axes[0] == full.rank() - 1;
+  constexpr int kTile = 256;
   for (Accumulator& acc : accumulators) {
-    if (!acc.Prepare()) return;
+    if (!(columns ? acc.PrepareSlots(kTile) : acc.Prepare())) return;
   }
   llvm::Value* count = emitter_.IndexConstant(1);
   for (int64_t d : reduced_dims) count = b_.CreateMul(count, emitter_.Extent(d));
+  if (columns) {
+    EmitColumnTiles(accumulators, reduced_axes, reduced_dims, kept_axes[0], count, kTile);
+    return;
+  }
   EmitLoop(
       b_, begin_, end_,
       [&](llvm::Value* row) {
@@ -183,6 +197,71 @@ void PhaseEmitter::EmitReductions() {
         return nullptr;
       },
       "row");
+}
+
+void PhaseEmitter::EmitColumnTiles(std::vector<Accumulator>& accumulators,
+                                   const std::vector<int>& reduced_axes,
+                                   const std::vector<int64_t>& reduced_dims, int kept_axis,
+                                   llvm::Value* count, int tile) {
+  const ir::Shape& full = spec_.reduced_shape;
+  auto for_each_in_tile =
+      [&](llvm::Value* first, llvm::Value* stop,
+          const std::function<void(llvm::Value * column, llvm::Value * slot)>& body) {
+        EmitLoop(
+            b_, first, stop,
+            [&](llvm::Value* column) {
+              llvm::Value* slot = b_.CreateSub(column, first, "", true, true);
+              for (Accumulator& acc : accumulators) acc.SelectSlot(slot);
+              body(column, slot);
+              return nullptr;
+            },
+            "column");
+      };
+  EmitLoop(
+      b_, begin_, end_,
+      [&](llvm::Value* first) {
+        llvm::Value* stop = b_.CreateBinaryIntrinsic(
+            llvm::Intrinsic::umin, end_,
+            b_.CreateAdd(first, emitter_.IndexConstant(tile), "", true, true));
+        for_each_in_tile(first, stop, [&](llvm::Value*, llvm::Value*) {
+          for (Accumulator& acc : accumulators) acc.Start();
+        });
+        Index full_index(full.rank());
+        std::function<void(size_t, llvm::Value*)> nest = [&](size_t level, llvm::Value* position) {
+          if (level == reduced_axes.size()) {
+            for_each_in_tile(first, stop, [&](llvm::Value* column, llvm::Value*) {
+              full_index[kept_axis] = column;
+              emitter_.PushScope();
+              for (size_t i = 0; i < accumulators.size(); ++i) {
+                const Node* r = phase_.reductions[i];
+                accumulators[i].Add(emitter_.Emit(&r->operand(0), full_index), position);
+              }
+              emitter_.PopScope();
+            });
+            return;
+          }
+          llvm::Value* extent = emitter_.Extent(reduced_dims[level]);
+          EmitLoop(
+              b_, emitter_.IndexConstant(0), extent,
+              [&](llvm::Value* i) {
+                full_index[reduced_axes[level]] = i;
+                nest(level + 1, b_.CreateAdd(b_.CreateMul(position, extent, "", true, true), i, "",
+                                             true, true));
+                return nullptr;
+              },
+              "reduce");
+        };
+        nest(0, emitter_.IndexConstant(0));
+        for_each_in_tile(first, stop, [&](llvm::Value* column, llvm::Value*) {
+          for (size_t i = 0; i < accumulators.size(); ++i) {
+            const Node* r = phase_.reductions[i];
+            values_.Store(r->dtype(), accumulators[i].Finish(count),
+                          emitter_.ElementPointer(r, column));
+          }
+        });
+        return stop;
+      },
+      "tile");
 }
 
 }  // namespace

@@ -126,6 +126,32 @@ TEST(HostBackendTest, ComplexProductsRecoverInfinitiesAsTheInterpreterDoes) {
   test::ExpectHostMatchesInterpreter(*graph, args, "exact");
 }
 
+TEST(HostBackendTest, ColumnReductionsInTilesAgreeWithTheInterpreter) {
+  // Reducing leading axes into the last one runs tiles of 256 columns whose states sit side
+  // by side (kernel_emitter.cc): widths below, at and across a tile, every combiner, argmax's
+  // first extreme, two reduced axes, and integers and bools.
+  for (int64_t columns : {1, 7, 255, 256, 257, 600}) {
+    SCOPED_TRACE(absl::StrCat(columns, " columns"));
+    const std::string text = absl::StrReplaceAll(
+        "func @f(%x: f32[37,C], %y: i32[3,5,C], %z: bool[9,C]) -> (f32[C], f32[C], i64[C], "
+        "f64[C], i64[C], bool[C], f32[C]) {\n"
+        "  %e = exp %x : f32[37,C]\n"
+        "  %s = reduce_sum %e {axes = [0]} : f32[C]\n"
+        "  %m = reduce_max %x {axes = [0]} : f32[C]\n"
+        "  %a = argmax %x {axes = [0]} : i64[C]\n"
+        "  %xd = cast %x : f64[37,C]\n"
+        "  %mean = reduce_sum %xd {axes = [0]} : f64[C]\n"
+        "  %t = reduce_sum %y {axes = [0, 1]} : i64[C]\n"
+        "  %any = reduce_any %z {axes = [0]} : bool[C]\n"
+        "  %mn = reduce_min %x {axes = [0]} : f32[C]\n"
+        "  return %s, %m, %a, %mean, %t, %any, %mn\n}\n",
+        {{"C", absl::StrCat(columns)}});
+    absl::StatusOr<ir::Graph> graph = ir::Parse(text);
+    ASSERT_TRUE(graph.ok()) << graph.status() << "\n" << text;
+    test::ExpectHostMatchesInterpreter(*graph, tool::RandomArguments(*graph, columns), "exact");
+  }
+}
+
 TEST(HostBackendTest, IntegerPowersWrapAndHandleNegativeExponentsAsTheInterpreterDoes) {
   std::vector<double> bases, exponents;
   for (double base : {-7.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, 3.0, 7.0}) {
