@@ -3,8 +3,9 @@
 // A loop on the host back end makes arrays of the same sizes every step. Fresh large
 // allocations come from mmap, and every page of them faults on first touch, which costs more
 // than the kernel writing them for arrays of a few hundred KiB. Blocks of 64 KiB or more are
-// therefore kept when freed, by size (rounded up to 4 KiB), and handed out again; at most
-// kMaxCachedBytes are kept, the rest go back to the system. Thread-safe.
+// therefore kept when freed, by size (rounded up to 4 KiB, or to 2 MiB huge pages from 4 MiB
+// on, advised to be backed by them), and handed out again; at most kMaxCachedHostBytes are
+// kept, the least recently freed going back to the system first. Thread-safe.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GPUC_IR_HOST_BLOCKS_H_
