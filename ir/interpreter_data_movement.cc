@@ -201,7 +201,24 @@ absl::StatusOr<HostTensor> EvalScatterNode(const Node& node, const HostTensor& d
   // storage donated, lib/eval/in_place_writes.h) must leave that storage as it was when an
   // index is out of range, so the array it belonged to keeps its values.
   std::vector<int64_t> positions(static_cast<size_t>(l.count));
-  for (int64_t k = 0; k < l.count; ++k) {
+  // int64 and int32 indices (bincount's, k-means' labels) in a typed loop; the general one
+  // below makes the error message when one is out of range.
+  auto typed_positions = [&](const auto* index) {
+    for (int64_t k = 0; k < l.count; ++k) {
+      int64_t v = static_cast<int64_t>(index[k]);
+      if (v < 0 && wrap) v += l.extent;
+      if (v < 0 || v >= l.extent) return false;
+      positions[k] = v;
+    }
+    return true;
+  };
+  bool checked = false;
+  if (indices.dtype() == DType::kInt64) {
+    checked = typed_positions(reinterpret_cast<const int64_t*>(indices.data()));
+  } else if (indices.dtype() == DType::kInt32) {
+    checked = typed_positions(reinterpret_cast<const int32_t*>(indices.data()));
+  }
+  for (int64_t k = 0; k < l.count && !checked; ++k) {
     absl::StatusOr<int64_t> index = PositionAlongAxis(node, data, indices, k, axis, wrap);
     if (!index.ok()) return index.status();
     positions[k] = *index;

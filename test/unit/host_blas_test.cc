@@ -110,7 +110,7 @@ TEST(HostBlasTest, TransposedOperandsAreBlasFlags) {
 // A dimension of 1 goes through ?gemv (as NumPy's matmul does): a row times a matrix, a matrix
 // times a column, each with the matrix stored either way, and a 1-D dot, for every BLAS dtype
 // and sizes past the BLAS's unrolling.
-TEST(HostBlasTest, MatrixVectorShapesTakeGemvAndAgreeWithTheInterpreter) {
+TEST(HostBlasTest, MatrixVectorShapesTakeGemvOrDotAndAgreeWithTheInterpreter) {
   uint64_t seed = 60;
   for (const char* d : {"f32", "f64", "c64", "c128"}) {
     const std::string t(d);
@@ -120,7 +120,8 @@ TEST(HostBlasTest, MatrixVectorShapesTakeGemvAndAgreeWithTheInterpreter) {
     CheckMatmul(t + "[29,37]", t + "[37]", t + "[29]", ++seed);
     CheckMatmul(t + "[37,29]", t + "[37]", t + "[29]", ++seed, "transpose_a = true");
     CheckMatmul(t + "[29,37]", t + "[37,1]", t + "[29,1]", ++seed);
-    CheckMatmul(t + "[37]", t + "[37]", t + "[]", ++seed);
+    CheckMatmul(t + "[37]", t + "[37]", t + "[]", ++seed);  // ?dot
+    CheckMatmul(t + "[1,37]", t + "[37,1]", t + "[1,1]", ++seed);
     CheckMatmul(t + "[3,1,37]", t + "[37,29]", t + "[3,1,29]", ++seed);
   }
 }
