@@ -224,10 +224,11 @@ llvm::Value* ElementEmitter::EmitElementwise(const Node& node, const Index& inde
   const bool any_complex =
       ir::IsComplex(*loop) || ir::IsComplex(out) ||
       std::any_of(dtypes.begin(), dtypes.end(), [](DType d) { return ir::IsComplex(d); });
-  // Complex loops have native add, sub, neg, mul, square, eq, ne, conj, real and imag
+  // Complex loops have native add, sub, neg, mul, square, eq, ne, conj, real, imag and abs
   // (EmitNativeElementwise returns null for the rest, which then go to the support library).
   const bool part = node.op() == OpCode::kReal || node.op() == OpCode::kImag;
-  const bool native_complex = ir::IsComplex(*loop) && (out == *loop || out == DType::kBool || part);
+  const bool native_complex = ir::IsComplex(*loop) && (out == *loop || out == DType::kBool ||
+                                                       part || node.op() == OpCode::kAbs);
   if (!any_complex || native_complex) {
     std::vector<llvm::Value*> converted;
     for (size_t i = 0; i < args.size(); ++i)

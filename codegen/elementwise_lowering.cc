@@ -512,6 +512,15 @@ llvm::Value* EmitNativeElementwise(ValueLowering& values, OpCode op, DType loop,
     }
     return op == OpCode::kImag ? llvm::Constant::getNullValue(a->getType()) : a;
   }
+  if (kind == DTypeKind::kComplex && op == OpCode::kAbs) {
+    // |z| as the interpreter's std::abs(complex<double>): libm's hypot of the parts in double
+    // (libdevice's on the GPU), rounded once to the real dtype (was a support call per element).
+    llvm::Type* wide = b.getDoubleTy();
+    llvm::FunctionCallee hypot = values.PureFunction("hypot", wide, {wide, wide});
+    llvm::Value* r = b.CreateCall(hypot, {b.CreateFPExt(b.CreateExtractValue(a, 0), wide),
+                                          b.CreateFPExt(b.CreateExtractValue(a, 1), wide)});
+    return loop == DType::kComplex64 ? b.CreateFPTrunc(r, b.getFloatTy()) : r;
+  }
   if (kind == DTypeKind::kComplex) return EmitComplex(b, op, loop, a, c);
   if (std::optional<llvm::CmpInst::Predicate> p = Comparison(op, kind)) {
     return b.CreateCmp(*p, a, c);

@@ -90,7 +90,8 @@ TEST(HostBackendTest, RandomGraphsAgreeWithTheInterpreter) {
 TEST(HostBackendTest, ComplexProductsRecoverInfinitiesAsTheInterpreterDoes) {
   // Every pair of parts from zeros of both signs, finite, huge, tiny, infinite and NaN values:
   // the native complex multiply (C99 Annex G's recovery, as libgcc's __muldc3) must give the
-  // interpreter's result exactly, signs of zero included, in both precisions.
+  // interpreter's result exactly, signs of zero included, in both precisions; and |z| (libm's
+  // hypot, native too) over the same values.
   const double inf = std::numeric_limits<double>::infinity();
   const std::vector<double> parts = {0.0, -0.0, 1.0, -2.0, inf, -inf, std::nan(""), 1e308, 1e-320};
   std::vector<double> a, b;
@@ -103,9 +104,11 @@ TEST(HostBackendTest, ComplexProductsRecoverInfinitiesAsTheInterpreterDoes) {
         }
   const int64_t n = static_cast<int64_t>(a.size() / 2);
   std::string text =
-      "func @f(%a: c128[N], %b: c128[N], %c: c64[N], %d: c64[N]) -> (c128[N], c64[N], c128[N]) {\n"
+      "func @f(%a: c128[N], %b: c128[N], %c: c64[N], %d: c64[N]) -> (c128[N], c64[N], c128[N], "
+      "f64[N], f32[N]) {\n"
       "  %p = mul %a, %b : c128[N]\n  %q = mul %c, %d : c64[N]\n"
-      "  %s = square %a : c128[N]\n  return %p, %q, %s\n}\n";
+      "  %s = square %a : c128[N]\n  %m = abs %a : f64[N]\n  %k = abs %c : f32[N]\n"
+      "  return %p, %q, %s, %m, %k\n}\n";
   text = absl::StrReplaceAll(text, {{"N", absl::StrCat(n)}});
   absl::StatusOr<ir::Graph> graph = ir::Parse(text);
   ASSERT_TRUE(graph.ok()) << graph.status();
