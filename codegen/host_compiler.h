@@ -26,17 +26,22 @@ class HostCompiler {
 
   /// Sets the module's target and runs the O3 pipeline on it.
   void Optimize(llvm::Module& module);
+  /// Whether loops over math functions vectorize into glibc's libmvec (loaded at start-up).
+  bool vector_math() const { return vector_math_; }
   /// Machine code for an optimized module, as an ELF object.
   absl::StatusOr<std::string> EmitObject(llvm::Module& module);
 
  private:
   std::unique_ptr<llvm::TargetMachine> machine_;
   std::string target_id_;
+  bool vector_math_ = false;
 };
 
 /// LLVM's O3 module pipeline for `machine`'s target; the target registers its own passes
 /// (NVPTX: NVVMReflect) through the pass builder's callbacks.
-void RunO3Pipeline(llvm::Module& module, llvm::TargetMachine& machine);
+/// With `vector_math`, calls of exp, log, sin, cos, pow, ... in vectorized loops become glibc's
+/// libmvec routines (`_ZGVdN4v_exp`: AVX2, 4 ulp at most).
+void RunO3Pipeline(llvm::Module& module, llvm::TargetMachine& machine, bool vector_math = false);
 
 /// The module as LLVM assembly text.
 std::string PrintModule(const llvm::Module& module);
