@@ -45,6 +45,8 @@ class BlockCache {
   void* Take(size_t bytes) {
     {
       std::lock_guard<std::mutex> lock(mutex_);
+      ++allocations_;
+      in_use_ += bytes;
       auto it = free_.find(bytes);
       if (it != free_.end() && !it->second.empty()) {
         std::list<Entry>::iterator entry = it->second.back();
@@ -52,12 +54,24 @@ class BlockCache {
         void* block = entry->block;
         lru_.erase(entry);
         cached_ -= bytes;
+        ++hits_;
         return block;
       }
     }
-    return FreshBlock(bytes);
+    try {
+      return FreshBlock(bytes);
+    } catch (const std::bad_alloc&) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      --allocations_;
+      in_use_ -= bytes;
+      throw;
+    }
   }
   void Give(void* block, size_t bytes) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      in_use_ -= bytes;
+    }
     if (bytes > kMaxCachedHostBytes) {
       std::free(block);
       return;
@@ -83,6 +97,21 @@ class BlockCache {
     std::lock_guard<std::mutex> lock(mutex_);
     return cached_;
   }
+  HostBlockStats stats() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return {in_use_, cached_, allocations_, hits_};
+  }
+  void Release() {
+    std::vector<void*> blocks;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      for (const Entry& e : lru_) blocks.push_back(e.block);
+      lru_.clear();
+      free_.clear();
+      cached_ = 0;
+    }
+    for (void* b : blocks) std::free(b);
+  }
 
  private:
   struct Entry {
@@ -93,6 +122,8 @@ class BlockCache {
   std::list<Entry> lru_;  // least recently freed first
   absl::flat_hash_map<size_t, std::vector<std::list<Entry>::iterator>> free_;
   size_t cached_ = 0;
+  size_t in_use_ = 0;
+  uint64_t allocations_ = 0, hits_ = 0;
 };
 
 BlockCache& Cache() {
@@ -111,5 +142,9 @@ std::shared_ptr<std::byte[]> AllocateHostBlock(size_t bytes) {
 }
 
 size_t CachedHostBytes() { return Cache().cached(); }
+
+HostBlockStats HostBlockStatistics() { return Cache().stats(); }
+
+void ReleaseCachedHostBlocks() { Cache().Release(); }
 
 }  // namespace gpuc::ir

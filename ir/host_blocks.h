@@ -26,6 +26,18 @@ std::shared_ptr<std::byte[]> AllocateHostBlock(size_t bytes);
 /// Bytes held in freed blocks now.
 size_t CachedHostBytes();
 
+/// What the cache has done (blocks of 64 KiB or more only; smaller ones are malloc's).
+struct HostBlockStats {
+  size_t bytes_in_use = 0;   // handed out and not yet freed (rounded sizes)
+  size_t bytes_cached = 0;   // freed, kept for reuse
+  uint64_t allocations = 0;  // blocks handed out
+  uint64_t cache_hits = 0;   // of them, served from the cache
+};
+HostBlockStats HostBlockStatistics();
+
+/// Returns every cached block to the system.
+void ReleaseCachedHostBlocks();
+
 }  // namespace gpuc::ir
 
 #endif  // GPUC_IR_HOST_BLOCKS_H_

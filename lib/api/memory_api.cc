@@ -1,6 +1,7 @@
 //===- memory_api.cc - gpuc::memory_stats, set_memory_limit, free_all_blocks ===//
 #include "gpuc/memory.h"
 #include "gpuc/stream.h"
+#include "ir/host_blocks.h"
 #include "lib/api/status_to_error.h"
 #include "runtime/device.h"
 
@@ -18,6 +19,11 @@ runtime::MemoryPool* CurrentPool() {
 
 MemoryStats memory_stats() {
   MemoryStats out;
+  const ir::HostBlockStats host = ir::HostBlockStatistics();
+  out.host_bytes_in_use = host.bytes_in_use;
+  out.host_bytes_cached = host.bytes_cached;
+  out.host_allocations = host.allocations;
+  out.host_cache_hits = host.cache_hits;
   runtime::MemoryPool* pool = CurrentPool();
   if (!pool) return out;
   runtime::PoolStats s = pool->stats();
@@ -36,6 +42,7 @@ void set_memory_limit(size_t bytes) {
 }
 
 void free_all_blocks() {
+  ir::ReleaseCachedHostBlocks();
   if (runtime::MemoryPool* pool = CurrentPool()) pool->FreeCachedBlocks();
 }
 

@@ -4,6 +4,7 @@
 // in gpuc/stream.h, and device errors are gpuc::Error that leave the thread usable.
 //
 //===----------------------------------------------------------------------===//
+#include "gpuc/gpuc.h"
 #include "gpuc/memory.h"
 #include "gpuc/stream.h"
 
@@ -88,6 +89,25 @@ TEST_F(HostStreamTest, MemoryControlsAreHarmlessOnTheHost) {
   MemoryStats s = memory_stats();
   EXPECT_EQ(s.bytes_in_use, 0u);
   EXPECT_EQ(s.allocations, 0u);
+  EXPECT_EQ(s.host_bytes_cached, 0u) << "free_all_blocks keeps no host blocks";
+}
+
+TEST_F(HostStreamTest, HostBlocksAreCountedAndReusedInALoop) {
+  // A loop's per-step result of 2 MiB: the first step asks the system, the next ones reuse
+  // the block the previous step freed.
+  free_all_blocks();
+  const MemoryStats before = memory_stats();
+  Array x = arange(0.0, 262144.0) * 0.5;  // 2 MiB of float64
+  x.eval();
+  for (int i = 0; i < 5; ++i) {
+    x = x + 1.0;
+    x.eval();
+  }
+  const MemoryStats after = memory_stats();
+  EXPECT_GE(after.host_allocations - before.host_allocations, 6u);
+  EXPECT_GE(after.host_cache_hits - before.host_cache_hits, 4u);
+  EXPECT_GE(after.host_bytes_in_use, size_t{2} << 20);
+  EXPECT_EQ(x(0).item<double>(), 5.0);  // 0 * 0.5 + five steps of 1
 }
 
 }  // namespace
