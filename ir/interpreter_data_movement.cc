@@ -197,6 +197,51 @@ absl::StatusOr<HostTensor> EvalScatterNode(const Node& node, const HostTensor& d
   const std::optional<OpCode> op = combiner == "set" ? std::nullopt : ParseOpName(combiner);
   const DType loop = values.dtype();
   const AxisLayout l = LayoutAround(data, indices, axis, values.num_elements());
+  const bool in_place = attrs.GetBool("in_place", false).value_or(false);
+  if (!in_place && op == OpCode::kAdd && loop == data.dtype() && l.inner == 1 &&
+      (indices.dtype() == DType::kInt64 || indices.dtype() == DType::kInt32) &&
+      (loop == DType::kFloat64 || loop == DType::kFloat32 || loop == DType::kInt64)) {
+    // np.add.at / bincount into a fresh copy, one pass: a bad index leaves only that copy
+    // half written, and the copy is discarded with the error (the general path below reports
+    // it). Storing every position first cost a pass over 8 bytes an index (bincount at 10^7).
+    HostTensor out = data.Clone();
+    bool bad = false;
+    auto add = [&](auto* target, const auto* value, const auto* index) {
+      for (int64_t o = 0; o < l.outer && !bad; ++o) {
+        for (int64_t k = 0; k < l.count; ++k) {
+          int64_t v = static_cast<int64_t>(index[k]);
+          if (v < 0 && wrap) v += l.extent;
+          if (v < 0 || v >= l.extent) {
+            bad = true;
+            break;
+          }
+          target[o * l.extent + v] += value[o * l.count + k];
+        }
+      }
+    };
+    auto with_indices = [&](auto* target, const auto* value) {
+      if (indices.dtype() == DType::kInt64) {
+        add(target, value, reinterpret_cast<const int64_t*>(indices.data()));
+      } else {
+        add(target, value, reinterpret_cast<const int32_t*>(indices.data()));
+      }
+    };
+    switch (loop) {
+      case DType::kFloat64:
+        with_indices(reinterpret_cast<double*>(out.data()),
+                     reinterpret_cast<const double*>(values.data()));
+        break;
+      case DType::kFloat32:
+        with_indices(reinterpret_cast<float*>(out.data()),
+                     reinterpret_cast<const float*>(values.data()));
+        break;
+      default:  // int64 wraps as NumPy's does: added as unsigned
+        with_indices(reinterpret_cast<uint64_t*>(out.data()),
+                     reinterpret_cast<const uint64_t*>(values.data()));
+        break;
+    }
+    if (!bad) return out;
+  }
   // Every index is checked before any element is written: a scatter in place (its old value's
   // storage donated, lib/eval/in_place_writes.h) must leave that storage as it was when an
   // index is out of range, so the array it belonged to keeps its values.
@@ -223,9 +268,7 @@ absl::StatusOr<HostTensor> EvalScatterNode(const Node& node, const HostTensor& d
     if (!index.ok()) return index.status();
     positions[k] = *index;
   }
-  HostTensor out = attrs.GetBool("in_place", false).value_or(false)
-                       ? data.SharingStorage(node.type())
-                       : data.Clone();
+  HostTensor out = in_place ? data.SharingStorage(node.type()) : data.Clone();
   if (!op && loop == out.dtype()) {
     // A plain set of the same dtype: each index's inner run is one copy (the last write to
     // an index wins, as in NumPy's order below).
