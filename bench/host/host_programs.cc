@@ -18,9 +18,8 @@ Array Wave(const Shape& shape, int seed, DType dtype = gpuc::float64) {
   int64_t count = 1;
   for (int64_t d : shape) count *= d;
   Array k = gpuc::arange(0, count, 1, gpuc::float64);
-  Array wave =
-      gpuc::reshape(gpuc::sin(k * (0.37 + 0.11 * seed) + static_cast<double>(seed)), shape)
-          .astype(dtype);
+  Array wave = gpuc::reshape(gpuc::sin(k * (0.37 + 0.11 * seed) + static_cast<double>(seed)), shape)
+                   .astype(dtype);
   wave.eval();
   return wave;
 }
@@ -104,9 +103,7 @@ Array MatmulOf(const Inputs& in) { return Done(gpuc::matmul(in[0], in[1])); }
 
 Array BincountWeights(const Inputs& in) { return Done(gpuc::bincount(in[0], in[1], 1000)); }
 
-Array HistogramF64(const Inputs& in) {
-  return Done(gpuc::histogram(in[0], 100, -1.0, 1.0).counts);
-}
+Array HistogramF64(const Inputs& in) { return Done(gpuc::histogram(in[0], 100, -1.0, 1.0).counts); }
 
 Array ScatterAdd(const Inputs& in) { return Done(gpuc::zeros({1000}).at(in[0]).add(in[1])); }
 
