@@ -35,6 +35,15 @@ class PhaseEmitter {
   void EmitColumnTiles(std::vector<Accumulator>& accumulators, const std::vector<int>& reduced_axes,
                        const std::vector<int64_t>& reduced_dims, int kept_axis, llvm::Value* count,
                        int tile);
+  /// One loop per reduced axis, outermost first, setting `full_index`'s reduced entries; calls
+  /// `innermost` with the position within the reduced sub-shape (argmin/argmax's answer: the
+  /// row-major linearization of the reduced indices).
+  void EmitReducedNest(Index& full_index, const std::vector<int>& reduced_axes,
+                       const std::vector<int64_t>& reduced_dims,
+                       const std::function<void(llvm::Value* position)>& innermost);
+  /// Adds the element at `full_index` to each reduction's accumulator.
+  void AddElement(std::vector<Accumulator>& accumulators, const Index& full_index,
+                  llvm::Value* position);
 
   const KernelSpec& spec_;
   const Phase& phase_;
@@ -166,30 +175,9 @@ void PhaseEmitter::EmitReductions() {
         for (Accumulator& acc : accumulators) acc.Start();
         Index full_index(full.rank());
         for (size_t k = 0; k < kept_axes.size(); ++k) full_index[kept_axes[k]] = kept[k];
-        // One loop per reduced axis, outermost first; the position within the reduced sub-shape
-        // (argmin/argmax's answer) is their row-major linearization.
-        std::function<void(size_t, llvm::Value*)> nest = [&](size_t level, llvm::Value* position) {
-          if (level == reduced_axes.size()) {
-            emitter_.PushScope();
-            for (size_t i = 0; i < accumulators.size(); ++i) {
-              const Node* r = phase_.reductions[i];
-              accumulators[i].Add(emitter_.Emit(&r->operand(0), full_index), position);
-            }
-            emitter_.PopScope();
-            return;
-          }
-          llvm::Value* extent = emitter_.Extent(reduced_dims[level]);
-          EmitLoop(
-              b_, emitter_.IndexConstant(0), extent,
-              [&](llvm::Value* i) {
-                full_index[reduced_axes[level]] = i;
-                nest(level + 1, b_.CreateAdd(b_.CreateMul(position, extent, "", true, true), i, "",
-                                             true, true));
-                return nullptr;
-              },
-              "reduce");
-        };
-        nest(0, emitter_.IndexConstant(0));
+        EmitReducedNest(full_index, reduced_axes, reduced_dims, [&](llvm::Value* position) {
+          AddElement(accumulators, full_index, position);
+        });
         for (size_t i = 0; i < accumulators.size(); ++i) {
           const Node* r = phase_.reductions[i];
           values_.Store(r->dtype(), accumulators[i].Finish(count), emitter_.ElementPointer(r, row));
@@ -199,60 +187,73 @@ void PhaseEmitter::EmitReductions() {
       "row");
 }
 
+void PhaseEmitter::EmitReducedNest(Index& full_index, const std::vector<int>& reduced_axes,
+                                   const std::vector<int64_t>& reduced_dims,
+                                   const std::function<void(llvm::Value* position)>& innermost) {
+  std::function<void(size_t, llvm::Value*)> nest = [&](size_t level, llvm::Value* position) {
+    if (level == reduced_axes.size()) {
+      innermost(position);
+      return;
+    }
+    llvm::Value* extent = emitter_.Extent(reduced_dims[level]);
+    EmitLoop(
+        b_, emitter_.IndexConstant(0), extent,
+        [&](llvm::Value* i) {
+          full_index[reduced_axes[level]] = i;
+          nest(level + 1,
+               b_.CreateAdd(b_.CreateMul(position, extent, "", true, true), i, "", true, true));
+          return nullptr;
+        },
+        "reduce");
+  };
+  nest(0, emitter_.IndexConstant(0));
+}
+
+void PhaseEmitter::AddElement(std::vector<Accumulator>& accumulators, const Index& full_index,
+                              llvm::Value* position) {
+  emitter_.PushScope();
+  for (size_t i = 0; i < accumulators.size(); ++i) {
+    const Node* r = phase_.reductions[i];
+    accumulators[i].Add(emitter_.Emit(&r->operand(0), full_index), position);
+  }
+  emitter_.PopScope();
+}
+
 void PhaseEmitter::EmitColumnTiles(std::vector<Accumulator>& accumulators,
                                    const std::vector<int>& reduced_axes,
                                    const std::vector<int64_t>& reduced_dims, int kept_axis,
                                    llvm::Value* count, int tile) {
   const ir::Shape& full = spec_.reduced_shape;
-  auto for_each_in_tile =
-      [&](llvm::Value* first, llvm::Value* stop,
-          const std::function<void(llvm::Value * column, llvm::Value * slot)>& body) {
-        EmitLoop(
-            b_, first, stop,
-            [&](llvm::Value* column) {
-              llvm::Value* slot = b_.CreateSub(column, first, "", true, true);
-              for (Accumulator& acc : accumulators) acc.SelectSlot(slot);
-              body(column, slot);
-              return nullptr;
-            },
-            "column");
-      };
+  // Each column of [first, stop) with its accumulators' slot selected.
+  auto for_each_in_tile = [&](llvm::Value* first, llvm::Value* stop,
+                              const std::function<void(llvm::Value * column)>& body) {
+    EmitLoop(
+        b_, first, stop,
+        [&](llvm::Value* column) {
+          llvm::Value* slot = b_.CreateSub(column, first, "", true, true);
+          for (Accumulator& acc : accumulators) acc.SelectSlot(slot);
+          body(column);
+          return nullptr;
+        },
+        "column");
+  };
   EmitLoop(
       b_, begin_, end_,
       [&](llvm::Value* first) {
         llvm::Value* stop = b_.CreateBinaryIntrinsic(
             llvm::Intrinsic::umin, end_,
             b_.CreateAdd(first, emitter_.IndexConstant(tile), "", true, true));
-        for_each_in_tile(first, stop, [&](llvm::Value*, llvm::Value*) {
+        for_each_in_tile(first, stop, [&](llvm::Value*) {
           for (Accumulator& acc : accumulators) acc.Start();
         });
         Index full_index(full.rank());
-        std::function<void(size_t, llvm::Value*)> nest = [&](size_t level, llvm::Value* position) {
-          if (level == reduced_axes.size()) {
-            for_each_in_tile(first, stop, [&](llvm::Value* column, llvm::Value*) {
-              full_index[kept_axis] = column;
-              emitter_.PushScope();
-              for (size_t i = 0; i < accumulators.size(); ++i) {
-                const Node* r = phase_.reductions[i];
-                accumulators[i].Add(emitter_.Emit(&r->operand(0), full_index), position);
-              }
-              emitter_.PopScope();
-            });
-            return;
-          }
-          llvm::Value* extent = emitter_.Extent(reduced_dims[level]);
-          EmitLoop(
-              b_, emitter_.IndexConstant(0), extent,
-              [&](llvm::Value* i) {
-                full_index[reduced_axes[level]] = i;
-                nest(level + 1, b_.CreateAdd(b_.CreateMul(position, extent, "", true, true), i, "",
-                                             true, true));
-                return nullptr;
-              },
-              "reduce");
-        };
-        nest(0, emitter_.IndexConstant(0));
-        for_each_in_tile(first, stop, [&](llvm::Value* column, llvm::Value*) {
+        EmitReducedNest(full_index, reduced_axes, reduced_dims, [&](llvm::Value* position) {
+          for_each_in_tile(first, stop, [&](llvm::Value* column) {
+            full_index[kept_axis] = column;
+            AddElement(accumulators, full_index, position);
+          });
+        });
+        for_each_in_tile(first, stop, [&](llvm::Value* column) {
           for (size_t i = 0; i < accumulators.size(); ++i) {
             const Node* r = phase_.reductions[i];
             values_.Store(r->dtype(), accumulators[i].Finish(count),
