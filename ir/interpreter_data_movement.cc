@@ -198,49 +198,72 @@ absl::StatusOr<HostTensor> EvalScatterNode(const Node& node, const HostTensor& d
   const DType loop = values.dtype();
   const AxisLayout l = LayoutAround(data, indices, axis, values.num_elements());
   const bool in_place = attrs.GetBool("in_place", false).value_or(false);
-  if (!in_place && op == OpCode::kAdd && loop == data.dtype() && l.inner == 1 &&
-      (indices.dtype() == DType::kInt64 || indices.dtype() == DType::kInt32) &&
-      (loop == DType::kFloat64 || loop == DType::kFloat32 || loop == DType::kInt64)) {
-    // np.add.at / bincount into a fresh copy, one pass: a bad index leaves only that copy
-    // half written, and the copy is discarded with the error (the general path below reports
-    // it). Storing every position first cost a pass over 8 bytes an index (bincount at 10^7).
-    HostTensor out = data.Clone();
-    bool bad = false;
-    auto add = [&](auto* target, const auto* value, const auto* index) {
-      for (int64_t o = 0; o < l.outer && !bad; ++o) {
-        for (int64_t k = 0; k < l.count; ++k) {
-          int64_t v = static_cast<int64_t>(index[k]);
-          if (v < 0 && wrap) v += l.extent;
-          if (v < 0 || v >= l.extent) {
-            bad = true;
-            break;
+  const bool typed_indices = indices.dtype() == DType::kInt64 || indices.dtype() == DType::kInt32;
+  // An index's position along the axis, or -1 when it is out of range.
+  auto normalize = [&](int64_t v) {
+    if (v < 0 && wrap) v += l.extent;
+    return v < 0 || v >= l.extent ? int64_t{-1} : v;
+  };
+  // `body` over the indices as a typed array (int64 or int32 only).
+  auto with_typed_indices = [&](auto body) {
+    return indices.dtype() == DType::kInt64
+               ? body(reinterpret_cast<const int64_t*>(indices.data()))
+               : body(reinterpret_cast<const int32_t*>(indices.data()));
+  };
+  // np.add.at of the array's own dtype (a histogram, a k-means sum, bincount): a typed loop
+  // in the general path's order, so the sums round identically (a float32 sum through double
+  // and back rounds as the float32 sum does); integers wrap as NumPy's do, added as unsigned.
+  // position(k) gives index k's position, or -1 to stop (false is returned then).
+  const bool typed_add = op == OpCode::kAdd && loop == data.dtype() &&
+                         (loop == DType::kFloat64 || loop == DType::kFloat32 ||
+                          loop == DType::kInt64 || loop == DType::kInt32);
+  auto add_at = [&](HostTensor& out, auto position) {
+    auto add = [&](auto* target_base, const auto* value_base) {
+      for (int64_t o = 0; o < l.outer; ++o) {
+        auto* target = target_base + o * l.extent * l.inner;
+        const auto* value = value_base + o * l.count * l.inner;
+        if (l.inner == 1) {  // scalars per index (bincount, a 1-D add.at): no inner loop
+          for (int64_t k = 0; k < l.count; ++k) {
+            const int64_t at = position(k);
+            if (at < 0) return false;
+            target[at] += value[k];
           }
-          target[o * l.extent + v] += value[o * l.count + k];
+          continue;
+        }
+        for (int64_t k = 0; k < l.count; ++k) {
+          const int64_t at = position(k);
+          if (at < 0) return false;
+          for (int64_t in = 0; in < l.inner; ++in) {
+            target[at * l.inner + in] += value[k * l.inner + in];
+          }
         }
       }
-    };
-    auto with_indices = [&](auto* target, const auto* value) {
-      if (indices.dtype() == DType::kInt64) {
-        add(target, value, reinterpret_cast<const int64_t*>(indices.data()));
-      } else {
-        add(target, value, reinterpret_cast<const int32_t*>(indices.data()));
-      }
+      return true;
     };
     switch (loop) {
       case DType::kFloat64:
-        with_indices(reinterpret_cast<double*>(out.data()),
-                     reinterpret_cast<const double*>(values.data()));
-        break;
+        return add(reinterpret_cast<double*>(out.data()),
+                   reinterpret_cast<const double*>(values.data()));
       case DType::kFloat32:
-        with_indices(reinterpret_cast<float*>(out.data()),
-                     reinterpret_cast<const float*>(values.data()));
-        break;
-      default:  // int64 wraps as NumPy's does: added as unsigned
-        with_indices(reinterpret_cast<uint64_t*>(out.data()),
-                     reinterpret_cast<const uint64_t*>(values.data()));
-        break;
+        return add(reinterpret_cast<float*>(out.data()),
+                   reinterpret_cast<const float*>(values.data()));
+      case DType::kInt64:
+        return add(reinterpret_cast<uint64_t*>(out.data()),
+                   reinterpret_cast<const uint64_t*>(values.data()));
+      default:
+        return add(reinterpret_cast<uint32_t*>(out.data()),
+                   reinterpret_cast<const uint32_t*>(values.data()));
     }
-    if (!bad) return out;
+  };
+  if (!in_place && typed_add && typed_indices) {
+    // Into a fresh copy, one pass: a bad index leaves only that copy half written, and the
+    // copy is discarded with the error (the general path below reports it). Storing every
+    // position first cost a pass over 8 bytes an index (bincount at 10^7).
+    HostTensor out = data.Clone();
+    const bool added = with_typed_indices([&](const auto* index) {
+      return add_at(out, [&](int64_t k) { return normalize(static_cast<int64_t>(index[k])); });
+    });
+    if (added) return out;
   }
   // Every index is checked before any element is written: a scatter in place (its old value's
   // storage donated, lib/eval/in_place_writes.h) must leave that storage as it was when an
@@ -248,21 +271,13 @@ absl::StatusOr<HostTensor> EvalScatterNode(const Node& node, const HostTensor& d
   std::vector<int64_t> positions(static_cast<size_t>(l.count));
   // int64 and int32 indices (bincount's, k-means' labels) in a typed loop; the general one
   // below makes the error message when one is out of range.
-  auto typed_positions = [&](const auto* index) {
-    for (int64_t k = 0; k < l.count; ++k) {
-      int64_t v = static_cast<int64_t>(index[k]);
-      if (v < 0 && wrap) v += l.extent;
-      if (v < 0 || v >= l.extent) return false;
-      positions[k] = v;
-    }
-    return true;
-  };
-  bool checked = false;
-  if (indices.dtype() == DType::kInt64) {
-    checked = typed_positions(reinterpret_cast<const int64_t*>(indices.data()));
-  } else if (indices.dtype() == DType::kInt32) {
-    checked = typed_positions(reinterpret_cast<const int32_t*>(indices.data()));
-  }
+  const bool checked = typed_indices && with_typed_indices([&](const auto* index) {
+                         for (int64_t k = 0; k < l.count; ++k) {
+                           positions[k] = normalize(static_cast<int64_t>(index[k]));
+                           if (positions[k] < 0) return false;
+                         }
+                         return true;
+                       });
   for (int64_t k = 0; k < l.count && !checked; ++k) {
     absl::StatusOr<int64_t> index = PositionAlongAxis(node, data, indices, k, axis, wrap);
     if (!index.ok()) return index.status();
@@ -281,38 +296,8 @@ absl::StatusOr<HostTensor> EvalScatterNode(const Node& node, const HostTensor& d
     }
     return out;
   }
-  if (op == OpCode::kAdd && loop == out.dtype() &&
-      (loop == DType::kFloat64 || loop == DType::kFloat32 || loop == DType::kInt64 ||
-       loop == DType::kInt32)) {
-    // np.add.at of the array's own dtype (a histogram, a k-means sum): a typed loop, in the
-    // same order as the general path below, so the sums round identically (a float32 sum
-    // through double and back rounds as the float32 sum does).
-    auto add = [&](auto* target_base, const auto* value_base) {
-      for (int64_t o = 0; o < l.outer; ++o) {
-        for (int64_t k = 0; k < l.count; ++k) {
-          auto* target = target_base + (o * l.extent + positions[k]) * l.inner;
-          const auto* value = value_base + (o * l.count + k) * l.inner;
-          for (int64_t in = 0; in < l.inner; ++in) target[in] += value[in];
-        }
-      }
-    };
-    switch (loop) {
-      case DType::kFloat64:
-        add(reinterpret_cast<double*>(out.data()), reinterpret_cast<const double*>(values.data()));
-        break;
-      case DType::kFloat32:
-        add(reinterpret_cast<float*>(out.data()), reinterpret_cast<const float*>(values.data()));
-        break;
-      // Integers wrap as NumPy's do: added as unsigned (the same bits, no overflow).
-      case DType::kInt64:
-        add(reinterpret_cast<uint64_t*>(out.data()),
-            reinterpret_cast<const uint64_t*>(values.data()));
-        break;
-      default:
-        add(reinterpret_cast<uint32_t*>(out.data()),
-            reinterpret_cast<const uint32_t*>(values.data()));
-        break;
-    }
+  if (typed_add) {
+    add_at(out, [&](int64_t k) { return positions[k]; });
     return out;
   }
   // Values in row-major order, so that a repeated index combines in NumPy's order.
