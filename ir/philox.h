@@ -31,6 +31,15 @@ constexpr PhiloxCounter Philox4x32_10(PhiloxCounter ctr, PhiloxKey key) {
   return ctr;
 }
 
+/// SplitMix64's finalizer: turns seeds and step numbers into well-spread Philox keys, so that
+/// 0, 1, 2 ... get unrelated streams (gpuc::random's seeds, a traced loop's steps).
+constexpr uint64_t SplitMix64(uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
 /// The IR's `philox` op: 64 random bits for a 64-bit counter and key (words 0 and 1 of the
 /// block for counter {lo, hi, 0, 0}).
 constexpr uint64_t PhiloxBits(uint64_t counter, uint64_t key) {

@@ -5,20 +5,12 @@
 #include "absl/strings/str_cat.h"
 #include "gpuc/elementwise.h"
 #include "gpuc/random.h"
+#include "ir/philox.h"
 #include "lib/api/recorder.h"
 #include "lib/eval/trace.h"
 
 namespace gpuc::random {
 namespace {
-
-/// SplitMix64's finalizer: turns (seed, draw) into well-spread Philox keys, so that seeds 0, 1,
-/// 2 ... and consecutive draws get unrelated streams.
-uint64_t Mix(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
 
 /// 64 random bits per element: philox(flat index, key), shaped.
 Array RandomBits(const Shape& shape, uint64_t key) {
@@ -67,7 +59,7 @@ void Generator::reseed(uint64_t seed) {
 
 uint64_t Generator::NextKey() {
   std::lock_guard<std::mutex> lock(mutex_);
-  return Mix(seed_ ^ Mix(draws_++));
+  return ir::SplitMix64(seed_ ^ ir::SplitMix64(draws_++));
 }
 
 Array Generator::uniform(const Shape& shape, double low, double high, DType dtype) {

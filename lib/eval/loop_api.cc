@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "gpuc/loops.h"
+#include "ir/philox.h"
 #include "ir/structural_key.h"
 #include "lib/api/array_impl.h"
 #include "lib/api/recorder.h"
@@ -141,11 +142,8 @@ std::vector<std::string> StateNames(size_t count, const char* first = nullptr) {
 const ir::TensorType kStepKeyType{ir::DType::kUInt64, ir::Shape()};
 
 BufferRef StepKeyBuffer(int64_t step) {
-  uint64_t x = static_cast<uint64_t>(step) + 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
   ir::HostTensor key(kStepKeyType);
-  *reinterpret_cast<uint64_t*>(key.data()) = x ^ (x >> 31);
+  *reinterpret_cast<uint64_t*>(key.data()) = ir::SplitMix64(static_cast<uint64_t>(step));
   return std::make_shared<const exec::Buffer>(std::move(key));
 }
 
