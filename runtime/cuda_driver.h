@@ -43,6 +43,7 @@ namespace gpuc::runtime {
   X(cuMemcpyHtoDAsync)                \
   X(cuMemcpyDtoHAsync)                \
   X(cuMemcpyDtoDAsync)                \
+  X(cuMemcpy2DAsync)                  \
   X(cuStreamCreate)                   \
   X(cuStreamDestroy)                  \
   X(cuStreamSynchronize)              \

@@ -57,7 +57,17 @@ elif [ "$mode" = loops ]; then
   # of the same machine, and NumPy's time and check beside them.
   # The GPU machine's NumPy is the python3 on its PATH, not /usr/bin/python3's.
   export PYTHON=python3
+  # The loop tests with evaluation on the GPU first (positions as plan values, writes in place).
+  GPUC_POISON=1 "$bin/gpuc_unit_tests" \
+    --gtest_filter='LoopSteps*:TracedLoops*:PlanCache*:Writes.*:ArrayIndexWrites.*' 2>&1 |
+    tee "$out/loop_tests_on_gpu.log" | grep -E "^\[  (FAILED|PASSED|SKIPPED) |Failure" | head -30
   GPUC_CACHE_DIR=/tmp/gpuc-cache-loops bash bench/loops/run.sh "$bin/bench_loops" "$out/loops-gpu"
+  # CuPy (the same code as NumPy's) and JAX (each program one jitted fori_loop), checked
+  # against gpuc's results.
+  timeout 300 python3 bench/loops/numpy_loops.py --module cupy --check "$out/loops-gpu" |
+    tee "$out/loops-gpu/cupy.jsonl"
+  timeout 300 python3 bench/loops/jax_loops.py --check "$out/loops-gpu" | tee "$out/loops-gpu/jax.jsonl"
+  rm -f "$out"/loops-gpu/*.npy  # the checks are done; the results need not travel back
   GPUC_BACKEND=host bash bench/loops/run.sh "$bin/bench_loops" "$out/loops-host" | grep gpuc
 elif [ "$mode" = user-kernels ]; then
   timeout 240 "$bin/bench_gpu" --user-kernels $quick | tee "$out/user-kernels-bench.jsonl"

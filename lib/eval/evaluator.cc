@@ -95,9 +95,9 @@ struct Runnable {
 thread_local bool t_last_evaluation_planned = false;
 
 // The executable for `graph`'s structure with these options: found in the plan cache, or
-// compiled and stored. On the host, a graph is keyed without its slice positions, so a loop
-// over a moving window plans once; a plan that turns out to depend on them (an offset the
-// passes could not trace to a position) is keyed with them instead.
+// compiled and stored. On the compiling targets (host and GPU), a graph is keyed without its
+// slice positions, so a loop over a moving window plans once; a plan that turns out to depend
+// on them (an offset the passes could not trace to a position) is keyed with them instead.
 Runnable FindOrCompile(const ir::Graph& graph, const std::vector<BufferRef>& inputs) {
   // The target of the current options, found once per options snapshot and thread (finding
   // it formats a key; a loop evaluates thousands of times under the same options).
@@ -114,12 +114,19 @@ Runnable FindOrCompile(const ir::Graph& graph, const std::vector<BufferRef>& inp
   // Writes over storage nothing else can see happen in place (the host back end runs them
   // as region copies); which ones is part of the plan's identity.
   absl::flat_hash_set<const ir::Node*> in_place;
-  if (host) in_place = FindInPlaceWrites(graph, inputs);
+  if (host || target.name() == "gpu") {
+    in_place = FindInPlaceWrites(
+        graph, inputs, {.device_storage = !host, .writes = [&target](const ir::Node& write) {
+                          return target.WritesInPlace(write);
+                        }});
+  }
   const std::string suffix =
       absl::StrCat("\n", target.name(), " ", snapshot->plan_key, InPlaceKey(graph, in_place));
   Runnable run;
   std::string key;
-  if (host) {
+  // The interpreter keeps the graph it was given: its plans are keyed with their positions.
+  const bool positional = host || target.name() == "gpu";
+  if (positional) {
     key = absl::StrCat(ir::StructuralKey(graph, run.positions), suffix, "\npositions");
     std::shared_ptr<const CachedPlan> plan = cache.Find(key);
     if (plan && plan->executable) {

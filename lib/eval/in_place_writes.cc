@@ -61,9 +61,9 @@ namespace {
 // says so (references: how often the graph itself refers to it). `private_graph`: nothing
 // outside the graph can hold its nodes' values (a trace's), so a write's result continues a
 // chain whoever holds the node.
-template <typename Donated>
+template <typename Donated, typename Writable>
 absl::flat_hash_set<const ir::Node*> FindWrites(const ir::Graph& graph, bool private_graph,
-                                                const Donated& donated) {
+                                                const Donated& donated, const Writable& writable) {
   absl::flat_hash_set<const ir::Node*> writes;
   bool any = false;
   for (const ir::NodeRef& n : graph.nodes) any = any || IsWrite(*n);
@@ -118,7 +118,7 @@ absl::flat_hash_set<const ir::Node*> FindWrites(const ir::Graph& graph, bool pri
     const ir::Node* n = node_of[w];
     if (!IsWrite(*n)) continue;
     const int old = number.at(&n->operand(0));
-    if (chain_of[old] < 0) continue;
+    if (chain_of[old] < 0 || !writable(*n)) continue;
     // What the write reads besides the old value: update_slice's region value, scatter's
     // indices and values. The old value itself among them: not in place.
     std::vector<int> inputs;
@@ -183,21 +183,30 @@ absl::flat_hash_set<const ir::Node*> FindWrites(const ir::Graph& graph, bool pri
 }  // namespace
 
 absl::flat_hash_set<const ir::Node*> FindInPlaceWrites(const ir::Graph& graph,
-                                                       const std::vector<exec::BufferRef>& inputs) {
-  // Donated: held only by its parameter node and `inputs`, host bytes owned alone, and the
-  // parameter node referenced only from inside the graph.
-  return FindWrites(graph, /*private_graph=*/false, [&](int i, int references) {
-    if (i >= static_cast<int>(inputs.size())) return false;
-    const exec::BufferRef& buffer = inputs[i];
-    return buffer && buffer.use_count() == 2 && buffer->HostOnlyAndUnshared() &&
-           graph.params[i].use_count() == 1 + references;
-  });
+                                                       const std::vector<exec::BufferRef>& inputs,
+                                                       const InPlaceRules& rules) {
+  // Donated: held only by its parameter node and `inputs`, its bytes (host or device, as the
+  // target keeps them) owned alone, and the parameter node referenced only from inside the
+  // graph.
+  return FindWrites(
+      graph, /*private_graph=*/false,
+      [&](int i, int references) {
+        if (i >= static_cast<int>(inputs.size())) return false;
+        const exec::BufferRef& buffer = inputs[i];
+        return buffer && buffer.use_count() == 2 &&
+               (rules.device_storage ? buffer->OnDeviceAndUnshared()
+                                     : buffer->HostOnlyAndUnshared()) &&
+               graph.params[i].use_count() == 1 + references;
+      },
+      [&](const ir::Node& write) { return !rules.writes || rules.writes(write); });
 }
 
 absl::flat_hash_set<const ir::Node*> FindInPlaceWritesOverParams(const ir::Graph& graph,
                                                                  const std::vector<bool>& donated) {
-  return FindWrites(graph, /*private_graph=*/true,
-                    [&](int i, int) { return i < static_cast<int>(donated.size()) && donated[i]; });
+  return FindWrites(
+      graph, /*private_graph=*/true,
+      [&](int i, int) { return i < static_cast<int>(donated.size()) && donated[i]; },
+      [](const ir::Node&) { return true; });
 }
 
 std::string InPlaceKey(const ir::Graph& graph, const absl::flat_hash_set<const ir::Node*>& writes) {

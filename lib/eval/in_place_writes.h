@@ -14,6 +14,7 @@
 #ifndef GPUC_LIB_EVAL_IN_PLACE_WRITES_H_
 #define GPUC_LIB_EVAL_IN_PLACE_WRITES_H_
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -24,13 +25,24 @@
 
 namespace gpuc::detail {
 
+/// What a target can write in place: over which storage, and which writes.
+struct InPlaceRules {
+  /// Donated storage is device memory (exec::Buffer::OnDeviceAndUnshared), not host
+  /// memory (HostOnlyAndUnshared).
+  bool device_storage = false;
+  /// The writes the target's executables run in place (exec::Target::WritesInPlace).
+  std::function<bool(const ir::Node&)> writes;
+};
+
 /// The update_slice nodes of `graph` that may write in place: their old value is parameter
-/// i with `inputs[i]` unshared (exec::Buffer::HostOnlyAndUnshared) and referenced only from
+/// i with `inputs[i]` unshared (in the memory `rules` name) and referenced only from
 /// inside `graph`, no other update_slice writes over it, it is not a result, and every other
-/// reader is a slice disjoint from the region. `graph` is the evaluation's graph after
-/// CollectBoundInputs (its params hold the only references evaluation made).
+/// reader is a slice disjoint from the region; and `rules.writes` accepts them. `graph` is the
+/// evaluation's graph after CollectBoundInputs (its params hold the only references
+/// evaluation made).
 absl::flat_hash_set<const ir::Node*> FindInPlaceWrites(const ir::Graph& graph,
-                                                       const std::vector<exec::BufferRef>& inputs);
+                                                       const std::vector<exec::BufferRef>& inputs,
+                                                       const InPlaceRules& rules);
 
 /// The same for a traced graph (a loop body): parameter i's storage is donated where
 /// `donated[i]`, and nothing outside the graph can read its values.

@@ -51,4 +51,10 @@ bool Buffer::HostOnlyAndUnshared() const {
   return host_ && !device_ && host_->OwnsStorageAlone();
 }
 
+bool Buffer::OnDeviceAndUnshared() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return device_ && device_->storage && device_->storage.use_count() == 1 &&
+         device_->address == device_->storage->address();
+}
+
 }  // namespace gpuc::exec

@@ -39,6 +39,10 @@ class Buffer : public ir::Binding {
   /// Whether only host memory holds the values and this buffer alone owns it: with no other
   /// reference to the buffer either, an executable may write into it (a donated input).
   bool HostOnlyAndUnshared() const;
+  /// Whether device memory holds the values and this buffer alone holds that block (the
+  /// pool's whole block, no other tensor over it): an evaluation on the GPU may overwrite it
+  /// when nothing else holds the buffer (a host copy beside it dies with the buffer).
+  bool OnDeviceAndUnshared() const;
 
  private:
   mutable std::mutex mutex_;

@@ -99,6 +99,10 @@ class Target {
   virtual absl::StatusOr<std::string> KernelText(const ir::Graph& lowered, const Options& options,
                                                  KernelForm form);
 
+  /// Whether this target's executables write `write` (an update_slice or scatter whose old
+  /// value's storage was donated, lib/eval/in_place_writes.h) into that storage in place.
+  virtual bool WritesInPlace(const ir::Node& write) const { return false; }
+
   /// What this target's executables did so far (`gpuc --stats`), one or two lines.
   virtual std::string StatsText() const = 0;
 

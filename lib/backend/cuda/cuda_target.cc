@@ -12,6 +12,7 @@
 #include "codegen/nvptx_compiler.h"
 #include "lib/backend/cuda/cuda_cost_model.h"
 #include "lib/backend/cuda/gpu_executor.h"
+#include "lib/backend/cuda/gpu_region_write.h"
 #include "lib/backend/library_lowering.h"
 #include "lib/exec/plan_values.h"
 #include "lib/exec/target.h"
@@ -27,6 +28,13 @@ class CudaExecutable : public Executable {
   const ir::Graph& graph() const override { return graph_; }
 
   absl::StatusOr<std::vector<BufferRef>> Run(absl::Span<const BufferRef> args) const override {
+    return Run(args, {});
+  }
+  bool ServesEveryPosition() const override {
+    return detail::GpuExecutor::ServesEveryPosition(*plan_);
+  }
+  absl::StatusOr<std::vector<BufferRef>> Run(absl::Span<const BufferRef> args,
+                                             absl::Span<const int64_t> positions) const override {
     std::vector<DeviceTensor> values;
     values.reserve(args.size());
     for (const BufferRef& b : args) {
@@ -34,7 +42,7 @@ class CudaExecutable : public Executable {
       if (!d.ok()) return d.status();
       values.push_back(*std::move(d));
     }
-    absl::StatusOr<std::vector<DeviceTensor>> results = gpu_.Run(*plan_, values);
+    absl::StatusOr<std::vector<DeviceTensor>> results = gpu_.Run(*plan_, values, positions);
     if (!results.ok()) return results.status();
     std::vector<BufferRef> out;
     out.reserve(results->size());
@@ -139,6 +147,10 @@ class CudaDeviceTarget final : public Target {
                       form == KernelForm::kPtx ? compiled->ptx : llvm_ir, "\n");
     }
     return out;
+  }
+
+  bool WritesInPlace(const ir::Node& write) const override {
+    return detail::GpuWritesRegionInPlace(write);
   }
 
   std::string StatsText() const override {

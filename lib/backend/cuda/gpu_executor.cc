@@ -6,6 +6,8 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "lib/backend/cuda/gpu_executor_impl.h"
+#include "lib/backend/cuda/gpu_region_write.h"
+#include "lib/backend/host/host_library_steps.h"
 #include "lib/exec/target.h"
 
 namespace gpuc::detail {
@@ -89,6 +91,9 @@ absl::StatusOr<std::shared_ptr<const GpuPlan>> GpuExecutor::Prepare(
       step.spec = std::move(compiled->spec);
       step.compiled = compiled->compiled;
       if (!step.compiled) host_reason = compiled->not_compiled_reason;
+    } else if (kernel.nodes.size() == 1 && ir::IsInPlaceWrite(*kernel.nodes[0]) &&
+               GpuWritesRegionInPlace(*kernel.nodes[0])) {
+      step.region_write = true;
     } else if (kernel.kind == passes::KernelKind::kLibrary && kernel.nodes.size() == 1) {
       absl::StatusOr<LibraryCall> call = impl_->libraries->Prepare(*kernel.nodes[0]);
       if (call.ok()) {
@@ -106,11 +111,21 @@ absl::StatusOr<std::shared_ptr<const GpuPlan>> GpuExecutor::Prepare(
   // Poisoning stays possible: the fills are issued while the launches are recorded, so the
   // stream runs them before the graph.
   plan->replayable = options.cuda_graphs;
+  plan->serves_every_position = true;
   for (const GpuPlanStep& step : plan->steps) {
     plan->replayable = plan->replayable && step.compiled && !step.compiled->layout.reports_errors;
+    // Library calls take whole operands (no offsets); region writes and host steps read
+    // theirs from the members' numbered positions, kernels from their symbols.
+    plan->serves_every_position =
+        plan->serves_every_position &&
+        (step.compiled                       ? step.spec->OffsetsArePositions()
+         : step.library || step.region_write ? true
+                                             : InterpretedOffsetsArePositions(*step.kernel));
   }
   return plan;
 }
+
+bool GpuExecutor::ServesEveryPosition(const GpuPlan& plan) { return plan.serves_every_position; }
 
 absl::StatusOr<std::vector<DeviceTensor>> GpuExecutor::Run(
     const ir::Graph& graph, absl::Span<const DeviceTensor> args,
@@ -129,7 +144,8 @@ absl::StatusOr<std::vector<DeviceTensor>> GpuExecutor::Run(
 }
 
 absl::StatusOr<std::vector<DeviceTensor>> GpuExecutor::Run(const GpuPlan& plan,
-                                                           absl::Span<const DeviceTensor> args) {
+                                                           absl::Span<const DeviceTensor> args,
+                                                           absl::Span<const int64_t> positions) {
   const ir::Graph& graph = plan.graph;
   absl::StatusOr<runtime::CudaStream*> stream_or = stream();
   if (!stream_or.ok()) return stream_or.status();
@@ -191,12 +207,13 @@ absl::StatusOr<std::vector<DeviceTensor>> GpuExecutor::Run(const GpuPlan& plan,
       auto it = readers.find(n);
       return it != readers.end() && it->second == 1 && !plan.kept.contains(n);
     };
-    absl::Status s = step.library
-                         ? impl_->RunLibrary(stream, step, values, allocate,
-                                             last_read(step.kernel->nodes[0]->operands()[0].get()))
-                     : !step.compiled ? impl_->RunOnHost(stream, *step.kernel, values)
-                     : replay ? impl_->RunKernel(stream, step, values, allocate, &launches, &keep)
-                              : impl_->RunKernel(stream, step, values, allocate);
+    absl::Status s =
+        step.library        ? impl_->RunLibrary(stream, step, values, allocate,
+                                                last_read(step.kernel->nodes[0]->operands()[0].get()))
+        : step.region_write ? impl_->WriteRegion(stream, *step.kernel, values, positions)
+        : !step.compiled    ? impl_->RunOnHost(stream, *step.kernel, values, positions)
+        : replay ? impl_->RunKernel(stream, step, values, allocate, positions, &launches, &keep)
+                 : impl_->RunKernel(stream, step, values, allocate, positions);
     if (!s.ok()) return s;
     if (replay) {  // what the step wrote, before its last reader releases it
       for (const ir::NodeRef& out : step.kernel->outputs) {

@@ -42,15 +42,17 @@ struct GpuBackendStats {
   int64_t disk_hits = 0;            // cubins loaded from the disk cache
   int64_t compiles = 0;             // compiled through LLVM, NVPTX and the driver's linker
   int64_t compile_microseconds = 0;
-  int64_t host_kernels = 0;        // fused kernels without a GPU lowering, run on the host
-  int64_t library_calls = 0;       // library ops as vendor-library calls (cuBLAS, cuFFT)
-  int64_t library_steps = 0;       // library ops and scans without one, run on the host
-  int64_t graph_replays = 0;       // runs of a repeated plan as one CUDA graph launch
-  int64_t graph_builds = 0;        // graphs built (a plan's second run, or new launch shapes)
-  int64_t graph_node_updates = 0;  // kernel nodes whose parameters a replay rewrote
-  int64_t uploads = 0;             // host arrays copied in
-  int64_t downloads = 0;           // device arrays copied out
-  std::string last_host_reason;    // why the last host step was not a GPU kernel
+  int64_t host_kernels = 0;          // fused kernels without a GPU lowering, run on the host
+  int64_t library_calls = 0;         // library ops as vendor-library calls (cuBLAS, cuFFT)
+  int64_t library_steps = 0;         // library ops and scans without one, run on the host
+  int64_t graph_replays = 0;         // runs of a repeated plan as one CUDA graph launch
+  int64_t graph_builds = 0;          // graphs built (a plan's second run, or new launch shapes)
+  int64_t graph_node_updates = 0;    // kernel nodes whose parameters a replay rewrote
+  int64_t in_place_writes = 0;       // update_slices copied into donated storage
+  int64_t in_place_write_bytes = 0;  // the bytes of their regions
+  int64_t uploads = 0;               // host arrays copied in
+  int64_t downloads = 0;             // device arrays copied out
+  std::string last_host_reason;      // why the last host step was not a GPU kernel
 };
 
 struct GpuPlan;
@@ -77,8 +79,14 @@ class GpuExecutor {
       const ir::Graph& graph, const exec::Options& options = exec::CurrentOptions(),
       const passes::FusionBudgets& budgets = {});
   /// Queues the plan on the current stream; results are ready when the stream reaches them.
+  /// `positions`: the offsets of a plan prepared from a graph with numbered positions
+  /// (ir/positions.h); empty runs the offsets it was prepared with.
   absl::StatusOr<std::vector<DeviceTensor>> Run(const GpuPlan& plan,
-                                                absl::Span<const DeviceTensor> args);
+                                                absl::Span<const DeviceTensor> args,
+                                                absl::Span<const int64_t> positions = {});
+  /// Whether every step of `plan` reads its offsets from the numbered positions, so Run
+  /// serves the same structure at any positions.
+  static bool ServesEveryPosition(const GpuPlan& plan);
   /// The CUDA target's lowering (passes already run stay as they are), Prepare with the
   /// current options and the target's budgets unless `budgets` are given, then Run.
   absl::StatusOr<std::vector<DeviceTensor>> Run(

@@ -44,6 +44,7 @@ struct GpuPlanStep {
   std::optional<codegen::KernelSpec> spec;
   std::shared_ptr<const GpuKernel> compiled;  // null: a library call, or runs on the host
   std::optional<LibraryCall> library;         // a vendor-library call (cuBLAS, cuFFT, cuSPARSE)
+  bool region_write = false;                  // an update_slice copied into its donated storage
 };
 
 struct GpuPlan : ScheduledGraph {
@@ -52,6 +53,7 @@ struct GpuPlan : ScheduledGraph {
   /// Whether the plan can replay as a CUDA graph: every step a GPU kernel, none reporting
   /// errors (their check reads the error words back between launches).
   bool replayable = false;
+  bool serves_every_position = false;  // see GpuExecutor::ServesEveryPosition
   /// The plan's launches as a graph, built on the second run (a plan run once pays nothing)
   /// and rebuilt when the launches change shape (other grids for other sizes).
   mutable std::mutex graph_mutex;
@@ -83,7 +85,7 @@ struct GpuExecutor::Impl {
       runtime::CudaStream& stream, const GpuPlanStep& step,
       absl::flat_hash_map<const ir::Node*, DeviceTensor>& values,
       const std::function<absl::StatusOr<DeviceTensor>(const ir::Node*)>& allocate,
-      std::vector<runtime::RecordedLaunch>* record = nullptr,
+      absl::Span<const int64_t> positions, std::vector<runtime::RecordedLaunch>* record = nullptr,
       std::vector<std::shared_ptr<DeviceStorage>>* keep = nullptr);
   /// Launches a replayable plan's recorded launches as its graph (built or rebuilt first when
   /// it has none of their shape).
@@ -95,8 +97,14 @@ struct GpuExecutor::Impl {
       absl::flat_hash_map<const ir::Node*, DeviceTensor>& values,
       const std::function<absl::StatusOr<DeviceTensor>(const ir::Node*)>& allocate,
       bool first_operand_is_dead);
+  /// Copies an in-place update_slice's region into its old value's storage
+  /// (gpu_region_write.h), which becomes the write's value.
+  absl::Status WriteRegion(runtime::CudaStream& stream, const passes::FusedKernel& kernel,
+                           absl::flat_hash_map<const ir::Node*, DeviceTensor>& values,
+                           absl::Span<const int64_t> positions);
   absl::Status RunOnHost(runtime::CudaStream& stream, const passes::FusedKernel& kernel,
-                         absl::flat_hash_map<const ir::Node*, DeviceTensor>& values);
+                         absl::flat_hash_map<const ir::Node*, DeviceTensor>& values,
+                         absl::Span<const int64_t> positions);
   absl::Status Fill(runtime::CudaStream& stream, uint64_t address, unsigned char byte,
                     size_t bytes) {
     return device->Check(device->driver().cuMemsetD8Async(address, byte, bytes, stream.handle()),

@@ -10,7 +10,7 @@ absl::Status GpuExecutor::Impl::RunKernel(
     runtime::CudaStream& stream, const GpuPlanStep& step,
     absl::flat_hash_map<const ir::Node*, DeviceTensor>& values,
     const std::function<absl::StatusOr<DeviceTensor>(const ir::Node*)>& allocate,
-    std::vector<runtime::RecordedLaunch>* record,
+    absl::Span<const int64_t> positions, std::vector<runtime::RecordedLaunch>* record,
     std::vector<std::shared_ptr<DeviceStorage>>* keep) {
   const codegen::KernelSpec& spec = *step.spec;
   const GpuKernel& kernel = *step.compiled;
@@ -47,7 +47,12 @@ absl::Status GpuExecutor::Impl::RunKernel(
     if (keep) keep->push_back(*s);
     words.push_back((*s)->address());
   }
-  for (int64_t e : spec.extents) words.push_back(static_cast<uint64_t>(e));
+  // The symbols' values: as planned, or with this run's positions for the offsets.
+  if (!positions.empty() && !spec.offset_positions.empty()) {
+    for (int64_t e : spec.ExtentsFor(positions)) words.push_back(static_cast<uint64_t>(e));
+  } else {
+    for (int64_t e : spec.extents) words.push_back(static_cast<uint64_t>(e));
+  }
   std::shared_ptr<DeviceStorage> error;
   if (kernel.layout.reports_errors) {
     absl::StatusOr<std::shared_ptr<DeviceStorage>> s =

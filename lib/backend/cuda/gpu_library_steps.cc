@@ -2,6 +2,8 @@
 #include "lib/backend/cuda/gpu_executor_impl.h"
 
 #include "absl/strings/str_cat.h"
+#include "ir/positions.h"
+#include "lib/backend/cuda/gpu_region_write.h"
 #include "lib/backend/host/host_library_steps.h"
 
 namespace gpuc::detail {
@@ -29,9 +31,33 @@ absl::Status GpuExecutor::Impl::RunLibrary(
   return absl::OkStatus();
 }
 
+absl::Status GpuExecutor::Impl::WriteRegion(
+    runtime::CudaStream& stream, const passes::FusedKernel& kernel,
+    absl::flat_hash_map<const ir::Node*, DeviceTensor>& values,
+    absl::Span<const int64_t> positions) {
+  const ir::NodeRef& planned = kernel.nodes[0];
+  // The write as this run's positions place it (its operands stay the planned nodes).
+  ir::NodeRef write = planned;
+  if (!positions.empty() && planned->attrs().Has("positions")) {
+    write = ir::Node::Create(planned->op(), planned->type(), planned->operands(),
+                             ir::WithPositions(*planned, positions), planned->name(),
+                             planned->location());
+  }
+  const DeviceTensor old = values.at(&planned->operand(0));
+  const DeviceTensor value = values.at(&planned->operand(1));  // copies: the map grows below
+  if (absl::Status s = CopyRegionOnDevice(*device, stream, *write, old, value); !s.ok()) return s;
+  values[planned.get()] = DeviceTensor{planned->type(), old.storage, old.address};
+  std::lock_guard<std::mutex> lock(mutex);
+  ++stats.in_place_writes;
+  stats.in_place_write_bytes +=
+      planned->operand(1).shape().num_elements() * ir::DTypeSize(planned->dtype());
+  return absl::OkStatus();
+}
+
 absl::Status GpuExecutor::Impl::RunOnHost(
     runtime::CudaStream& stream, const passes::FusedKernel& kernel,
-    absl::flat_hash_map<const ir::Node*, DeviceTensor>& values) {
+    absl::flat_hash_map<const ir::Node*, DeviceTensor>& values,
+    absl::Span<const int64_t> positions) {
   absl::flat_hash_map<const ir::Node*, ir::HostTensor> local;
   for (const ir::NodeRef& in : kernel.inputs) {
     const DeviceTensor& d = values.at(in.get());
@@ -44,7 +70,7 @@ absl::Status GpuExecutor::Impl::RunOnHost(
     }
     local[in.get()] = std::move(h);
   }
-  if (absl::Status s = InterpretFusedKernel(kernel, local); !s.ok()) return s;
+  if (absl::Status s = InterpretFusedKernel(kernel, local, positions); !s.ok()) return s;
   for (const ir::NodeRef& out : kernel.outputs) {
     const ir::HostTensor& h = local.at(out.get());
     absl::StatusOr<std::shared_ptr<DeviceStorage>> storage =

@@ -65,24 +65,6 @@ struct PreparedPlan : ScheduledGraph {
   bool serves_every_position = false;
 };
 
-namespace {
-
-// Whether every nonzero offset of the nodes `kernel` runs without generated code reads a
-// numbered position.
-bool InterpretedOffsetsArePositions(const passes::FusedKernel& kernel) {
-  for (const ir::NodeRef& m : kernel.nodes) {
-    const char* attr = ir::OffsetAttribute(*m);
-    if (attr == nullptr) continue;
-    const std::vector<int64_t>& offsets = *m->attrs().Get<std::vector<int64_t>>(attr);
-    for (size_t axis = 0; axis < offsets.size(); ++axis) {
-      if (offsets[axis] != 0 && ir::PositionOf(*m, static_cast<int>(axis)) < 0) return false;
-    }
-  }
-  return true;
-}
-
-}  // namespace
-
 bool HostExecutor::ServesEveryPosition(const PreparedPlan& plan) {
   return plan.serves_every_position;
 }

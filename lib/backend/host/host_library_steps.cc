@@ -56,6 +56,18 @@ ir::HostTensor WriteRegionInPlace(const ir::Node& write, const ir::HostTensor& o
 
 }  // namespace
 
+bool InterpretedOffsetsArePositions(const passes::FusedKernel& kernel) {
+  for (const ir::NodeRef& m : kernel.nodes) {
+    const char* attr = ir::OffsetAttribute(*m);
+    if (attr == nullptr) continue;
+    const std::vector<int64_t>& offsets = *m->attrs().Get<std::vector<int64_t>>(attr);
+    for (size_t axis = 0; axis < offsets.size(); ++axis) {
+      if (offsets[axis] != 0 && ir::PositionOf(*m, static_cast<int>(axis)) < 0) return false;
+    }
+  }
+  return true;
+}
+
 absl::Status InterpretFusedKernel(const passes::FusedKernel& kernel,
                                   PlanValues<ir::HostTensor>& values,
                                   absl::Span<const int64_t> positions) {

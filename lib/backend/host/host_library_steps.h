@@ -26,6 +26,10 @@ absl::Status InterpretFusedKernel(const passes::FusedKernel& kernel,
                                   PlanValues<ir::HostTensor>& values,
                                   absl::Span<const int64_t> positions = {});
 
+/// Whether every nonzero offset of `kernel`'s members reads a numbered position, so
+/// InterpretFusedKernel runs it at any positions.
+bool InterpretedOffsetsArePositions(const passes::FusedKernel& kernel);
+
 }  // namespace gpuc::detail
 
 #endif  // GPUC_LIB_BACKEND_HOST_HOST_LIBRARY_STEPS_H_

@@ -98,6 +98,9 @@ class CompiledHostTarget final : public Target {
     return out;
   }
 
+  // Region copies and scatters over donated storage (host_library_steps.h).
+  bool WritesInPlace(const ir::Node&) const override { return true; }
+
   std::string StatsText() const override {
     const detail::HostBackendStats s = detail::HostExecutor::Get().stats();
     return absl::StrCat("host: ", s.kernel_runs, " compiled kernel runs (", s.compiles,
