@@ -12,6 +12,7 @@
 #include "ir/elementwise_semantics.h"
 #include "ir/fft_semantics.h"
 #include "ir/interpreter_kernels.h"
+#include "ir/linalg_semantics.h"
 #include "ir/matmul_semantics.h"
 #include "ir/type_inference.h"
 #include "ir/wide_value.h"
@@ -163,6 +164,8 @@ absl::StatusOr<HostTensor> EvalLibraryNode(const Node& node, const Operands& ope
       return MatmulBias(node, *operands[0], *operands[1], *operands[2]);
     case OpCode::kScatter:
       return EvalScatterNode(node, *operands[0], *operands[1], *operands[2]);
+    case OpCode::kLinalg:
+      return EvalLinalgNode(node, *operands[0], operands.size() > 1 ? operands[1] : nullptr);
     default:
       return absl::InvalidArgumentError(absl::StrCat("not a library op: ", OpName(node.op())));
   }

@@ -38,6 +38,7 @@ enum class TypeRule : uint8_t {
   kIndexResult,    // argmin/argmax: i64
   kSameAsOperand,  // data movement: operand 0's dtype (all operands must agree)
   kSpmvRule,       // spmv(values, col_indices, row_offsets, x): promotion of values and x
+  kLinalgRule,     // linalg: by its routine (ir/linalg_semantics.h)
   kUserSignature,  // user_elementwise: the dtypes its `inputs` and `outputs` attributes state
 };
 

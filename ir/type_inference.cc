@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "ir/fft_semantics.h"
+#include "ir/linalg_semantics.h"
 #include "ir/matmul_semantics.h"
 #include "ir/user_kernel_semantics.h"
 
@@ -532,6 +533,11 @@ absl::StatusOr<TensorType> InferLibrary(OpCode op, absl::Span<const TensorType> 
       }
       return product;
     }
+    case OpCode::kLinalg: {
+      absl::StatusOr<LinalgRoutine> routine = ReadLinalgRoutine(attrs);
+      if (!routine.ok()) return routine.status();
+      return LinalgResultType(*routine, operands);
+    }
     case OpCode::kSpmv: {
       const TensorType& values = operands[0];
       const TensorType& columns = operands[1];
@@ -595,6 +601,7 @@ absl::StatusOr<DType> ComputeDType(OpCode op, absl::Span<const TensorType> opera
         absl::StrCat(info.name, ": has no compute loop; use the result dtype"));
   }
   if (op == OpCode::kSpmv) return SelectLoopFor(op, {operands[0], operands[3]});
+  if (op == OpCode::kLinalg) return operands[0].dtype;  // the API casts the operands alike
   return SelectLoopFor(op, operands);
 }
 

@@ -33,6 +33,7 @@ absl::Span<const absl::string_view> AllowedAttributes(OpCode op) {
   // built; executors may then skip the check (the interpreter always checks).
   static constexpr absl::string_view kSpmv[] = {"validated"};
   static constexpr absl::string_view kMatmul[] = {"transpose_a", "transpose_b"};
+  static constexpr absl::string_view kLinalg[] = {"routine"};
   static constexpr absl::string_view kMatmulBias[] = {"transpose_a", "transpose_b", "activation"};
   static constexpr absl::string_view kUserElementwise[] = {"name",      "inputs",   "outputs",
                                                            "operation", "preamble", "output"};
@@ -72,6 +73,8 @@ absl::Span<const absl::string_view> AllowedAttributes(OpCode op) {
       return kSpmv;
     case OpCode::kMatmul:
       return kMatmul;
+    case OpCode::kLinalg:
+      return kLinalg;
     case OpCode::kMatmulBias:
       return kMatmulBias;
     default:

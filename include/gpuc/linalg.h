@@ -70,6 +70,42 @@ Array norm(const Array& x, std::source_location site = std::source_location::cur
 Array norm(const Array& x, int64_t axis, bool keepdims = false,
            std::source_location site = std::source_location::current());
 
+// Solvers and decompositions, numpy.linalg's, over stacks of square matrices [..., n, n]
+// (each matrix on its own; leading axes broadcast between a and b). Dtypes as NumPy's:
+// float32 and complex64 stay single precision, integers and bools compute in float64, and
+// float16 is an error. On the host through LAPACK (OpenBLAS); on the GPU the step runs on the
+// host for now (cuSOLVER is to come). A singular matrix (solve, inv), one that is not
+// positive definite (cholesky) or eigenvalues that do not converge (eigh, eigvalsh) raise
+// gpuc::Error when the result is evaluated, naming the routine, the shape and the batch index.
+
+/// numpy.linalg.solve: x with a @ x = b. b is a vector [n] when it is 1-D (NumPy 2's rule),
+/// else a stack of matrices [..., n, k].
+Array solve(const Array& a, const Array& b,
+            std::source_location site = std::source_location::current());
+/// numpy.linalg.inv.
+Array inv(const Array& a, std::source_location site = std::source_location::current());
+/// numpy.linalg.det (from the LU factorization; 0 for a singular matrix, not an error).
+Array det(const Array& a, std::source_location site = std::source_location::current());
+struct SlogdetResult {
+  Array sign;       // a's dtype: +-1 (a unit complex for complex a), 0 when singular
+  Array logabsdet;  // a's real dtype: log|det a|, -inf when singular
+};
+/// numpy.linalg.slogdet.
+SlogdetResult slogdet(const Array& a, std::source_location site = std::source_location::current());
+/// numpy.linalg.cholesky: the lower factor L, a = L @ L^H (a's lower triangle is read).
+Array cholesky(const Array& a, std::source_location site = std::source_location::current());
+struct EighResult {
+  Array eigenvalues;   // [..., n], a's real dtype, ascending
+  Array eigenvectors;  // [..., n, n], columns, a's dtype
+};
+/// numpy.linalg.eigh of a Hermitian (real symmetric) matrix; `uplo` "L" reads the lower
+/// triangle, "U" the upper.
+EighResult eigh(const Array& a, const std::string& uplo = "L",
+                std::source_location site = std::source_location::current());
+/// numpy.linalg.eigvalsh: eigh's eigenvalues alone.
+Array eigvalsh(const Array& a, const std::string& uplo = "L",
+               std::source_location site = std::source_location::current());
+
 }  // namespace linalg
 }  // namespace gpuc
 

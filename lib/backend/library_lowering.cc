@@ -42,6 +42,10 @@ std::string DescribeLibraryLowering(const ir::Node& node) {
       host = "CSR loop";
       break;
     }
+    case ir::OpCode::kLinalg:
+      gpu = "on the host through LAPACK (cuSOLVER not yet)";
+      host = "LAPACK (?gesv, ?getrf, ?potrf, ?syevd/?heevd)";
+      break;
     default:
       gpu = "on the host (no GPU library lowering yet)";
       host = "interpreter loop";

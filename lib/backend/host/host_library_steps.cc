@@ -8,6 +8,7 @@
 #include "ir/positions.h"
 #include "lib/backend/host/host_blas.h"
 #include "lib/backend/host/host_fft.h"
+#include "lib/backend/host/host_linalg.h"
 #include "lib/backend/host/host_sparse.h"
 
 namespace gpuc::detail {
@@ -95,7 +96,9 @@ absl::Status InterpretFusedKernel(const passes::FusedKernel& kernel,
         : m->op() == ir::OpCode::kMatmulBias
             ? HostMatmulBias(*m, *operands[0], *operands[1], *operands[2])
         : HostSparseHandles(*m) ? HostSpmv(*m, operands)
-                                : ir::InterpretNode(*m, operands);
+        : m->op() == ir::OpCode::kLinalg
+            ? HostLinalg(*m, *operands[0], operands.size() > 1 ? operands[1] : nullptr)
+            : ir::InterpretNode(*m, operands);
     if (!value.ok()) return value.status();
     local[planned.get()] = *std::move(value);
   }

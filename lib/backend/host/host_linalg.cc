@@ -1,0 +1,262 @@
+//===- host_linalg.cc - linalg nodes on the host through LAPACK -----------===//
+#include "lib/backend/host/host_linalg.h"
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <cstddef>
+#include <limits>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "ir/linalg_semantics.h"
+
+// LAPACK's Fortran entry points in OpenBLAS; character arguments carry their hidden lengths.
+extern "C" {
+using c32 = std::complex<float>;
+using c64 = std::complex<double>;
+void sgesv_(const int*, const int*, float*, const int*, int*, float*, const int*, int*);
+void dgesv_(const int*, const int*, double*, const int*, int*, double*, const int*, int*);
+void cgesv_(const int*, const int*, c32*, const int*, int*, c32*, const int*, int*);
+void zgesv_(const int*, const int*, c64*, const int*, int*, c64*, const int*, int*);
+void sgetrf_(const int*, const int*, float*, const int*, int*, int*);
+void dgetrf_(const int*, const int*, double*, const int*, int*, int*);
+void cgetrf_(const int*, const int*, c32*, const int*, int*, int*);
+void zgetrf_(const int*, const int*, c64*, const int*, int*, int*);
+void spotrf_(const char*, const int*, float*, const int*, int*, size_t);
+void dpotrf_(const char*, const int*, double*, const int*, int*, size_t);
+void cpotrf_(const char*, const int*, c32*, const int*, int*, size_t);
+void zpotrf_(const char*, const int*, c64*, const int*, int*, size_t);
+void ssyevd_(const char*, const char*, const int*, float*, const int*, float*, float*, const int*,
+             int*, const int*, int*, size_t, size_t);
+void dsyevd_(const char*, const char*, const int*, double*, const int*, double*, double*,
+             const int*, int*, const int*, int*, size_t, size_t);
+void cheevd_(const char*, const char*, const int*, c32*, const int*, float*, c32*, const int*,
+             float*, const int*, int*, const int*, int*, size_t, size_t);
+void zheevd_(const char*, const char*, const int*, c64*, const int*, double*, c64*, const int*,
+             double*, const int*, int*, const int*, int*, size_t, size_t);
+}
+
+namespace gpuc::detail {
+namespace {
+
+using ir::LinalgRoutine;
+
+template <typename T>
+struct Lapack;
+
+#define GPUC_LAPACK_COMMON(T, p)                                                      \
+  static void gesv(const int* n, const int* k, T* a, const int* lda, int* ipiv, T* b, \
+                   const int* ldb, int* info) {                                       \
+    p##gesv_(n, k, a, lda, ipiv, b, ldb, info);                                       \
+  }                                                                                   \
+  static void getrf(const int* n, T* a, const int* lda, int* ipiv, int* info) {       \
+    p##getrf_(n, n, a, lda, ipiv, info);                                              \
+  }                                                                                   \
+  static void potrf(const int* n, T* a, const int* lda, int* info) {                  \
+    p##potrf_("L", n, a, lda, info, 1);                                               \
+  }
+
+template <>
+struct Lapack<float> {
+  using Real = float;
+  GPUC_LAPACK_COMMON(float, s)
+  static void eig(char jobz, int n, float* a, float* w, int* info) {
+    int lwork = -1, liwork = -1, iwork_size = 0;
+    float work_size = 0;
+    const int lda = std::max(1, n);
+    ssyevd_(&jobz, "L", &n, a, &lda, w, &work_size, &lwork, &iwork_size, &liwork, info, 1, 1);
+    lwork = static_cast<int>(work_size);
+    liwork = iwork_size;
+    std::vector<float> work(static_cast<size_t>(std::max(1, lwork)));
+    std::vector<int> iwork(static_cast<size_t>(std::max(1, liwork)));
+    ssyevd_(&jobz, "L", &n, a, &lda, w, work.data(), &lwork, iwork.data(), &liwork, info, 1, 1);
+  }
+};
+
+template <>
+struct Lapack<double> {
+  using Real = double;
+  GPUC_LAPACK_COMMON(double, d)
+  static void eig(char jobz, int n, double* a, double* w, int* info) {
+    int lwork = -1, liwork = -1, iwork_size = 0;
+    double work_size = 0;
+    const int lda = std::max(1, n);
+    dsyevd_(&jobz, "L", &n, a, &lda, w, &work_size, &lwork, &iwork_size, &liwork, info, 1, 1);
+    lwork = static_cast<int>(work_size);
+    liwork = iwork_size;
+    std::vector<double> work(static_cast<size_t>(std::max(1, lwork)));
+    std::vector<int> iwork(static_cast<size_t>(std::max(1, liwork)));
+    dsyevd_(&jobz, "L", &n, a, &lda, w, work.data(), &lwork, iwork.data(), &liwork, info, 1, 1);
+  }
+};
+
+template <typename C, typename R, typename F>
+void HermitianEig(F f, char jobz, int n, C* a, R* w, int* info) {
+  int lwork = -1, lrwork = -1, liwork = -1, iwork_size = 0;
+  C work_size = 0;
+  R rwork_size = 0;
+  const int lda = std::max(1, n);
+  f(&jobz, "L", &n, a, &lda, w, &work_size, &lwork, &rwork_size, &lrwork, &iwork_size, &liwork,
+    info, 1, 1);
+  lwork = static_cast<int>(work_size.real());
+  lrwork = static_cast<int>(rwork_size);
+  liwork = iwork_size;
+  std::vector<C> work(static_cast<size_t>(std::max(1, lwork)));
+  std::vector<R> rwork(static_cast<size_t>(std::max(1, lrwork)));
+  std::vector<int> iwork(static_cast<size_t>(std::max(1, liwork)));
+  f(&jobz, "L", &n, a, &lda, w, work.data(), &lwork, rwork.data(), &lrwork, iwork.data(), &liwork,
+    info, 1, 1);
+}
+
+template <>
+struct Lapack<c32> {
+  using Real = float;
+  GPUC_LAPACK_COMMON(c32, c)
+  static void eig(char jobz, int n, c32* a, float* w, int* info) {
+    HermitianEig(cheevd_, jobz, n, a, w, info);
+  }
+};
+
+template <>
+struct Lapack<c64> {
+  using Real = double;
+  GPUC_LAPACK_COMMON(c64, z)
+  static void eig(char jobz, int n, c64* a, double* w, int* info) {
+    HermitianEig(zheevd_, jobz, n, a, w, info);
+  }
+};
+
+#undef GPUC_LAPACK_COMMON
+
+// Row-major [rows, cols] at `from` into column-major (its transpose's row-major) at `to`.
+template <typename T>
+void Transpose(const T* from, T* to, int64_t rows, int64_t cols) {
+  for (int64_t i = 0; i < rows; ++i) {
+    for (int64_t j = 0; j < cols; ++j) to[j * rows + i] = from[i * cols + j];
+  }
+}
+
+template <typename T>
+absl::StatusOr<ir::HostTensor> Run(const ir::Node& node, LinalgRoutine routine,
+                                   const ir::HostTensor& a, const ir::HostTensor* b) {
+  using Real = typename Lapack<T>::Real;
+  ir::HostTensor out = ir::HostTensor::Uninitialized(node.type());
+  const ir::LinalgBatch batch = ir::BatchOf(a.type());
+  const int n = static_cast<int>(batch.n);
+  const int lda = std::max(1, n);
+  const int64_t nn = int64_t{n} * n;
+  const T* in = a.data_as<T>();
+  std::vector<T> m(static_cast<size_t>(nn));
+  std::vector<int> ipiv(static_cast<size_t>(std::max(1, n)));
+  const int64_t per_out = batch.count == 0 ? 0 : node.shape().num_elements() / batch.count;
+  for (int64_t index = 0; index < batch.count; ++index) {
+    Transpose(in + index * nn, m.data(), n, n);
+    int info = 0;
+    switch (routine) {
+      case LinalgRoutine::kSolve:
+      case LinalgRoutine::kInv: {
+        const int k = routine == LinalgRoutine::kSolve
+                          ? static_cast<int>(b->shape()[b->shape().rank() - 1])
+                          : n;
+        std::vector<T> rhs(static_cast<size_t>(int64_t{n} * k), T(0));
+        if (routine == LinalgRoutine::kSolve) {
+          Transpose(b->data_as<T>() + index * n * k, rhs.data(), n, k);
+        } else {
+          for (int i = 0; i < n; ++i) rhs[static_cast<size_t>(i) * n + i] = T(1);
+        }
+        if (n > 0 && k > 0)
+          Lapack<T>::gesv(&n, &k, m.data(), &lda, ipiv.data(), rhs.data(), &lda, &info);
+        if (info > 0) return ir::LinalgError(routine, a.type(), index, "is singular");
+        Transpose(rhs.data(), out.data_as<T>() + index * per_out, k, n);
+        break;
+      }
+      case LinalgRoutine::kDet:
+      case LinalgRoutine::kSlogdet: {
+        if (n > 0) Lapack<T>::getrf(&n, m.data(), &lda, ipiv.data(), &info);
+        if (info < 0) return absl::InternalError(absl::StrCat("getrf: info ", info));
+        // getrf's zero pivots (info > 0) are a zero determinant, not an error (NumPy's det).
+        T det = T(1), sign = T(1);
+        Real log_abs = 0;
+        for (int i = 0; i < n; ++i) {
+          const T d = m[static_cast<size_t>(i) * n + i];
+          if (ipiv[i] != i + 1) {
+            det = -det;
+            sign = -sign;
+          }
+          det *= d;
+          const Real magnitude = std::abs(d);
+          if (magnitude == Real(0)) {
+            sign = T(0);
+            log_abs = -std::numeric_limits<Real>::infinity();
+          } else if (sign != T(0)) {
+            sign *= d / magnitude;
+            log_abs += std::log(magnitude);
+          }
+        }
+        T* o = out.data_as<T>() + index * per_out;
+        if (routine == LinalgRoutine::kDet) {
+          o[0] = det;
+        } else {
+          o[0] = sign;
+          o[1] = T(log_abs);
+        }
+        break;
+      }
+      case LinalgRoutine::kCholesky: {
+        if (n > 0) Lapack<T>::potrf(&n, m.data(), &lda, &info);
+        if (info > 0) return ir::LinalgError(routine, a.type(), index, "is not positive definite");
+        T* o = out.data_as<T>() + index * per_out;
+        for (int i = 0; i < n; ++i) {
+          for (int j = 0; j < n; ++j)
+            o[i * n + j] = j <= i ? m[static_cast<size_t>(j) * n + i] : T(0);
+        }
+        break;
+      }
+      case LinalgRoutine::kEigh:
+      case LinalgRoutine::kEigvalsh: {
+        std::vector<Real> w(static_cast<size_t>(std::max(1, n)));
+        const bool vectors = routine == LinalgRoutine::kEigh;
+        if (n > 0) Lapack<T>::eig(vectors ? 'V' : 'N', n, m.data(), w.data(), &info);
+        if (info > 0) {
+          return ir::LinalgError(routine, a.type(), index, "did not converge (its eigenvalues)");
+        }
+        if (vectors) {
+          T* o = out.data_as<T>() + index * per_out;
+          for (int i = 0; i < n; ++i) {
+            for (int j = 0; j < n; ++j) o[i * (n + 1) + j] = m[static_cast<size_t>(j) * n + i];
+            o[i * (n + 1) + n] = T(w[i]);
+          }
+        } else {
+          std::copy(w.begin(), w.begin() + n, out.data_as<Real>() + index * per_out);
+        }
+        break;
+      }
+    }
+    if (info < 0) return absl::InternalError(absl::StrCat("LAPACK: info ", info));
+  }
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<ir::HostTensor> HostLinalg(const ir::Node& node, const ir::HostTensor& a,
+                                          const ir::HostTensor* b) {
+  absl::StatusOr<LinalgRoutine> routine = ir::ReadLinalgRoutine(node.attrs());
+  if (!routine.ok()) return routine.status();
+  absl::StatusOr<ir::HostTensor> result =
+      a.dtype() == ir::DType::kFloat32      ? Run<float>(node, *routine, a, b)
+      : a.dtype() == ir::DType::kFloat64    ? Run<double>(node, *routine, a, b)
+      : a.dtype() == ir::DType::kComplex64  ? Run<c32>(node, *routine, a, b)
+      : a.dtype() == ir::DType::kComplex128 ? Run<c64>(node, *routine, a, b)
+                                            : ir::EvalLinalgNode(node, a, b);
+  // A singular matrix is found far from the code that made it: point back there.
+  if (!result.ok() && !node.location().empty()) {
+    return absl::Status(
+        result.status().code(),
+        absl::StrCat(result.status().message(), " (recorded at ", node.location(), ")"));
+  }
+  return result;
+}
+
+}  // namespace gpuc::detail
