@@ -55,6 +55,18 @@ Inputs RowsOf256F32(int64_t n) {
 }
 Inputs BinsAndWeights(int64_t n) { return {Bins(n), Wave({n}, 9)}; }
 Inputs FourF64(int64_t n) { return {Wave({n}, 12), Wave({n}, 13), Wave({n}, 14), Wave({n}, 15)}; }
+/// A symmetric, diagonally dominant (so positive definite) square and a vector: the solvers'.
+Inputs SystemF64(int64_t n) {
+  const int64_t s = Side(n);
+  const Array w = Wave({s, s}, 16);
+  return {Done((w + w.T()) * 0.5 + static_cast<double>(s) * gpuc::eye(s)), Wave({s}, 17)};
+}
+
+Array SolveF64(const Inputs& in) { return Done(gpuc::linalg::solve(in[0], in[1])); }
+Array InvF64(const Inputs& in) { return Done(gpuc::linalg::inv(in[0])); }
+Array CholeskyF64(const Inputs& in) { return Done(gpuc::linalg::cholesky(in[0])); }
+Array SlogdetF64(const Inputs& in) { return Done(gpuc::linalg::slogdet(in[0]).logabsdet); }
+Array EigvalshF64(const Inputs& in) { return Done(gpuc::linalg::eigvalsh(in[0])); }
 
 Array ChainF64(const Inputs& in) {
   const Array& x = in[0];
@@ -155,6 +167,11 @@ const std::vector<HostProgram>& HostPrograms() {
        ComplexF64},
       {"heat_loop_f64", "20 steps of u[1:-1] += 0.25 (u[:-2] - 2u[1:-1] + u[2:])", kAll, FourF64,
        HeatLoopF64},
+      {"solve_f64", "linalg.solve(A, b), A square (LAPACK gesv)", 1000000, SystemF64, SolveF64},
+      {"inv_f64", "linalg.inv(A)", 1000000, SystemF64, InvF64},
+      {"cholesky_f64", "linalg.cholesky(A)", 1000000, SystemF64, CholeskyF64},
+      {"slogdet_f64", "linalg.slogdet(A)[1]", 1000000, SystemF64, SlogdetF64},
+      {"eigvalsh_f64", "linalg.eigvalsh(A)", 100000, SystemF64, EigvalshF64},
   };
   return programs;
 }

@@ -44,6 +44,10 @@ def square_and_vector_f64(n): return [wave((side(n), side(n)), 3), wave((side(n)
 def rows_of_256_f32(n): return [wave((max(1, n // 256), 256), 7, np.float32)]
 def bins_and_weights(n): return [bins(n), wave((n,), 9)]
 def four_f64(n): return [wave((n,), 12), wave((n,), 13), wave((n,), 14), wave((n,), 15)]
+def system_f64(n):
+    s = side(n)
+    w = wave((s, s), 16)
+    return [(w + w.T) * 0.5 + s * np.eye(s), wave((s,), 17)]
 
 
 def chain_f64(x): return np.exp(-x * x) * np.sin(3.0 * x) + 0.5 * x
@@ -101,6 +105,11 @@ PROGRAMS = [
     ("scatter_add", ALL, bins_and_weights, scatter_add),
     ("complex_f64", ALL, four_f64, complex_f64),
     ("heat_loop_f64", ALL, four_f64, heat_loop_f64),
+    ("solve_f64", 1000000, system_f64, np.linalg.solve),
+    ("inv_f64", 1000000, system_f64, lambda a, _: np.linalg.inv(a)),
+    ("cholesky_f64", 1000000, system_f64, lambda a, _: np.linalg.cholesky(a)),
+    ("slogdet_f64", 1000000, system_f64, lambda a, _: np.linalg.slogdet(a)[1]),
+    ("eigvalsh_f64", 100000, system_f64, lambda a, _: np.linalg.eigvalsh(a)),
 ]
 
 

@@ -19,6 +19,14 @@ void sgesv_(const int*, const int*, float*, const int*, int*, float*, const int*
 void dgesv_(const int*, const int*, double*, const int*, int*, double*, const int*, int*);
 void cgesv_(const int*, const int*, c32*, const int*, int*, c32*, const int*, int*);
 void zgesv_(const int*, const int*, c64*, const int*, int*, c64*, const int*, int*);
+void sgetrs_(const char*, const int*, const int*, const float*, const int*, const int*, float*,
+             const int*, int*, size_t);
+void dgetrs_(const char*, const int*, const int*, const double*, const int*, const int*, double*,
+             const int*, int*, size_t);
+void cgetrs_(const char*, const int*, const int*, const c32*, const int*, const int*, c32*,
+             const int*, int*, size_t);
+void zgetrs_(const char*, const int*, const int*, const c64*, const int*, const int*, c64*,
+             const int*, int*, size_t);
 void sgetrf_(const int*, const int*, float*, const int*, int*, int*);
 void dgetrf_(const int*, const int*, double*, const int*, int*, int*);
 void cgetrf_(const int*, const int*, c32*, const int*, int*, int*);
@@ -45,16 +53,20 @@ using ir::LinalgRoutine;
 template <typename T>
 struct Lapack;
 
-#define GPUC_LAPACK_COMMON(T, p)                                                      \
-  static void gesv(const int* n, const int* k, T* a, const int* lda, int* ipiv, T* b, \
-                   const int* ldb, int* info) {                                       \
-    p##gesv_(n, k, a, lda, ipiv, b, ldb, info);                                       \
-  }                                                                                   \
-  static void getrf(const int* n, T* a, const int* lda, int* ipiv, int* info) {       \
-    p##getrf_(n, n, a, lda, ipiv, info);                                              \
-  }                                                                                   \
-  static void potrf(const int* n, T* a, const int* lda, int* info) {                  \
-    p##potrf_("L", n, a, lda, info, 1);                                               \
+#define GPUC_LAPACK_COMMON(T, p)                                                        \
+  static void gesv(const int* n, const int* k, T* a, const int* lda, int* ipiv, T* b,   \
+                   const int* ldb, int* info) {                                         \
+    p##gesv_(n, k, a, lda, ipiv, b, ldb, info);                                         \
+  }                                                                                     \
+  static void getrf(const int* n, T* a, const int* lda, int* ipiv, int* info) {         \
+    p##getrf_(n, n, a, lda, ipiv, info);                                                \
+  }                                                                                     \
+  static void potrf(const int* n, T* a, const int* lda, int* info) {                    \
+    p##potrf_("L", n, a, lda, info, 1);                                                 \
+  }                                                                                     \
+  static void getrs_transposed(const int* n, const int* k, const T* lu, const int* lda, \
+                               const int* ipiv, T* b, const int* ldb, int* info) {      \
+    p##getrs_("T", n, k, lu, lda, ipiv, b, ldb, info, 1);                               \
   }
 
 template <>
@@ -151,7 +163,15 @@ absl::StatusOr<ir::HostTensor> Run(const ir::Node& node, LinalgRoutine routine,
   std::vector<int> ipiv(static_cast<size_t>(std::max(1, n)));
   const int64_t per_out = batch.count == 0 ? 0 : node.shape().num_elements() / batch.count;
   for (int64_t index = 0; index < batch.count; ++index) {
-    Transpose(in + index * nn, m.data(), n, n);
+    // Row-major memory read as column-major is a's transpose. det(a^T) = det(a) and
+    // inv(a^T) read back row-major is inv(a), so those take the memory as it is (as NumPy
+    // does); the others get a column-major copy.
+    if (routine == LinalgRoutine::kSolve || routine == LinalgRoutine::kInv ||
+        routine == LinalgRoutine::kDet || routine == LinalgRoutine::kSlogdet) {
+      std::copy(in + index * nn, in + (index + 1) * nn, m.begin());
+    } else {
+      Transpose(in + index * nn, m.data(), n, n);
+    }
     int info = 0;
     switch (routine) {
       case LinalgRoutine::kSolve:
@@ -166,9 +186,24 @@ absl::StatusOr<ir::HostTensor> Run(const ir::Node& node, LinalgRoutine routine,
           for (int i = 0; i < n; ++i) rhs[static_cast<size_t>(i) * n + i] = T(1);
         }
         if (n > 0 && k > 0)
-          Lapack<T>::gesv(&n, &k, m.data(), &lda, ipiv.data(), rhs.data(), &lda, &info);
+          if (n > 0 && k > 0) {
+            if (routine == LinalgRoutine::kSolve) {
+              // m holds a^T column-major: factor it, then solve with its transpose, a.
+              Lapack<T>::getrf(&n, m.data(), &lda, ipiv.data(), &info);
+              if (info == 0) {
+                Lapack<T>::getrs_transposed(&n, &k, m.data(), &lda, ipiv.data(), rhs.data(), &lda,
+                                            &info);
+              }
+            } else {
+              Lapack<T>::gesv(&n, &k, m.data(), &lda, ipiv.data(), rhs.data(), &lda, &info);
+            }
+          }
         if (info > 0) return ir::LinalgError(routine, a.type(), index, "is singular");
-        Transpose(rhs.data(), out.data_as<T>() + index * per_out, k, n);
+        if (routine == LinalgRoutine::kInv) {
+          std::copy(rhs.begin(), rhs.end(), out.data_as<T>() + index * per_out);
+        } else {
+          Transpose(rhs.data(), out.data_as<T>() + index * per_out, k, n);
+        }
         break;
       }
       case LinalgRoutine::kDet:
