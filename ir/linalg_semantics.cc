@@ -23,7 +23,8 @@ constexpr struct {
     {LinalgRoutine::kSolve, "solve"},       {LinalgRoutine::kInv, "inv"},
     {LinalgRoutine::kDet, "det"},           {LinalgRoutine::kSlogdet, "slogdet"},
     {LinalgRoutine::kCholesky, "cholesky"}, {LinalgRoutine::kEigh, "eigh"},
-    {LinalgRoutine::kEigvalsh, "eigvalsh"},
+    {LinalgRoutine::kEigvalsh, "eigvalsh"}, {LinalgRoutine::kSvd, "svd"},
+    {LinalgRoutine::kSvdFull, "svd_full"},  {LinalgRoutine::kSvdvals, "svdvals"},
 };
 
 bool IsLinalgDType(DType d) {
@@ -199,6 +200,87 @@ absl::Status JacobiEigen(Matrix& a, Matrix& vectors, std::vector<double>& values
   return absl::OkStatus();
 }
 
+// Columns that extend the orthonormal columns `q` (rows x have) to `want` by Gram-Schmidt
+// over the unit vectors.
+void Complete(std::vector<std::vector<Complex>>& columns, int64_t rows, int64_t want) {
+  for (int64_t e = 0; e < rows && static_cast<int64_t>(columns.size()) < want; ++e) {
+    std::vector<Complex> v(static_cast<size_t>(rows), 0.0);
+    v[e] = 1.0;
+    for (int pass = 0; pass < 2; ++pass) {
+      for (const std::vector<Complex>& q : columns) {
+        Complex dot = 0.0;
+        for (int64_t i = 0; i < rows; ++i) dot += std::conj(q[i]) * v[i];
+        for (int64_t i = 0; i < rows; ++i) v[i] -= dot * q[i];
+      }
+    }
+    double norm = 0.0;
+    for (const Complex& z : v) norm += std::norm(z);
+    norm = std::sqrt(norm);
+    if (norm < 1e-6) continue;
+    for (Complex& z : v) z /= norm;
+    columns.push_back(std::move(v));
+  }
+}
+
+// a (m x n) = u diag(s) vh, s descending: the eigenpairs of the smaller Gram matrix give one
+// side's vectors and s; the other side's are a's image divided by s, completed to an
+// orthonormal set of `other_count` columns.
+struct Svd {
+  std::vector<std::vector<Complex>> u;  // columns, m each
+  std::vector<double> s;
+  std::vector<std::vector<Complex>> v;  // columns, n each (vh = v^H)
+};
+
+absl::StatusOr<Svd> SingularValues(const Matrix& a, int64_t m, bool full) {
+  const int64_t n = a.n, k = std::min(m, n);
+  const bool tall = m >= n;  // Gram matrix a^H a (n x n), else a a^H (m x m)
+  const int64_t g = tall ? n : m;
+  Matrix gram;
+  gram.n = g;
+  gram.v.assign(static_cast<size_t>(g * g), 0.0);
+  for (int64_t i = 0; i < g; ++i) {
+    for (int64_t j = 0; j < g; ++j) {
+      Complex sum = 0.0;
+      if (tall) {
+        for (int64_t r = 0; r < m; ++r) sum += std::conj(a.v[r * n + i]) * a.v[r * n + j];
+      } else {
+        for (int64_t c = 0; c < n; ++c) sum += a.v[i * n + c] * std::conj(a.v[j * n + c]);
+      }
+      gram.at(i, j) = sum;
+    }
+  }
+  Matrix vectors;
+  std::vector<double> values;
+  if (absl::Status s = JacobiEigen(gram, vectors, values); !s.ok()) return s;
+  Svd out;
+  std::vector<std::vector<Complex>> near, far;  // the Gram side's columns, the other side's
+  for (int64_t j = g - 1; j >= 0; --j) {        // descending
+    std::vector<Complex> column(static_cast<size_t>(g));
+    for (int64_t i = 0; i < g; ++i) column[i] = vectors.at(i, j);
+    near.push_back(std::move(column));
+    if (static_cast<int64_t>(out.s.size()) < k)
+      out.s.push_back(std::sqrt(std::max(values[j], 0.0)));
+  }
+  const int64_t other = tall ? m : n;
+  for (int64_t j = 0; j < k; ++j) {
+    if (out.s[j] <= 1e-12 * std::max(out.s[0], 1e-300)) break;
+    std::vector<Complex> column(static_cast<size_t>(other), 0.0);
+    for (int64_t i = 0; i < other; ++i) {
+      Complex sum = 0.0;
+      for (int64_t t = 0; t < g; ++t) {
+        sum += tall ? a.v[i * n + t] * near[j][t] : std::conj(a.v[t * n + i]) * near[j][t];
+      }
+      column[i] = sum / out.s[j];
+    }
+    far.push_back(std::move(column));
+  }
+  Complete(far, other, full ? other : k);
+  if (!full) near.resize(static_cast<size_t>(k));
+  out.u = tall ? std::move(far) : std::move(near);
+  out.v = tall ? std::move(near) : std::move(far);
+  return out;
+}
+
 }  // namespace
 
 absl::StatusOr<LinalgRoutine> ReadLinalgRoutine(const Attributes& attrs) {
@@ -209,7 +291,12 @@ absl::StatusOr<LinalgRoutine> ReadLinalgRoutine(const Attributes& attrs) {
   }
   return absl::InvalidArgumentError(absl::StrCat("linalg: unknown routine '", *name,
                                                  "' (solve, inv, det, slogdet, cholesky, eigh, "
-                                                 "eigvalsh)"));
+                                                 "eigvalsh, svd, svd_full, svdvals)"));
+}
+
+bool TakesRectangular(LinalgRoutine routine) {
+  return routine == LinalgRoutine::kSvd || routine == LinalgRoutine::kSvdFull ||
+         routine == LinalgRoutine::kSvdvals;
 }
 
 const char* LinalgRoutineName(LinalgRoutine routine) {
@@ -245,11 +332,14 @@ absl::StatusOr<TensorType> LinalgResultType(LinalgRoutine routine,
   }
   const TensorType& a = operands[0];
   const int rank = a.shape.rank();
-  if (!IsLinalgDType(a.dtype) || rank < 2 || a.shape[rank - 1] != a.shape[rank - 2]) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        name, ": expects a stack of square matrices [..., n, n] of f32, f64, c64 or c128; got ",
-        a.ToString()));
+  const bool rectangular = TakesRectangular(routine);
+  if (!IsLinalgDType(a.dtype) || rank < 2 ||
+      (!rectangular && a.shape[rank - 1] != a.shape[rank - 2])) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(name, ": expects a stack of ", rectangular ? "" : "square ", "matrices [..., ",
+                     rectangular ? "m" : "n", ", n] of f32, f64, c64 or c128; got ", a.ToString()));
   }
+  const int64_t m = a.shape[rank - 2];
   const int64_t n = a.shape[rank - 1];
   std::vector<int64_t> batch(a.shape.dims().begin(), a.shape.dims().end() - 2);
   std::vector<int64_t> dims = batch;
@@ -281,6 +371,15 @@ absl::StatusOr<TensorType> LinalgResultType(LinalgRoutine routine,
     case LinalgRoutine::kEigvalsh:
       dims.push_back(n);
       return TensorType{RealPart(a.dtype), Shape(std::move(dims))};
+    case LinalgRoutine::kSvd:
+      dims.push_back(m * std::min(m, n) + std::min(m, n) + std::min(m, n) * n);
+      return TensorType{a.dtype, Shape(std::move(dims))};
+    case LinalgRoutine::kSvdFull:
+      dims.push_back(m * m + std::min(m, n) + n * n);
+      return TensorType{a.dtype, Shape(std::move(dims))};
+    case LinalgRoutine::kSvdvals:
+      dims.push_back(std::min(m, n));
+      return TensorType{RealPart(a.dtype), Shape(std::move(dims))};
   }
   return absl::InternalError("linalg: unhandled routine");
 }
@@ -292,11 +391,33 @@ absl::StatusOr<HostTensor> EvalLinalgNode(const Node& node, const HostTensor& a,
   HostTensor out = HostTensor::Uninitialized(node.type());
   const LinalgBatch batch = BatchOf(a.type());
   const int64_t n = batch.n;
+  const int64_t rows = a.shape()[a.shape().rank() - 2];
   const int64_t out_per_matrix = batch.count == 0 ? 0 : node.shape().num_elements() / batch.count;
   for (int64_t index = 0; index < batch.count; ++index) {
-    const Matrix m = LoadMatrix(a, index, n, n);
+    const Matrix m = LoadMatrix(a, index, rows, n);
     std::vector<Complex> result;
     switch (*routine) {
+      case LinalgRoutine::kSvd:
+      case LinalgRoutine::kSvdFull:
+      case LinalgRoutine::kSvdvals: {
+        const bool full = *routine == LinalgRoutine::kSvdFull;
+        absl::StatusOr<Svd> svd = SingularValues(m, rows, full);
+        if (!svd.ok()) return LinalgError(*routine, a.type(), index, svd.status().message());
+        if (*routine == LinalgRoutine::kSvdvals) {
+          result.assign(svd->s.begin(), svd->s.end());
+          break;
+        }
+        const int64_t ucols = static_cast<int64_t>(svd->u.size());
+        const int64_t vrows = static_cast<int64_t>(svd->v.size());
+        for (int64_t i = 0; i < rows; ++i) {
+          for (int64_t j = 0; j < ucols; ++j) result.push_back(svd->u[j][i]);
+        }
+        result.insert(result.end(), svd->s.begin(), svd->s.end());
+        for (int64_t i = 0; i < vrows; ++i) {
+          for (int64_t j = 0; j < n; ++j) result.push_back(std::conj(svd->v[i][j]));
+        }
+        break;
+      }
       case LinalgRoutine::kSolve:
       case LinalgRoutine::kInv: {
         const Lu f = Factor(m);

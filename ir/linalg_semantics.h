@@ -14,13 +14,19 @@
 //                ascending, in column n, in a's dtype (a's lower triangle is read); the API
 //                slices the two apart and takes the eigenvalues' real part
 //   eigvalsh(a)  [..., n] of a's real dtype, ascending
+//   svd(a)       a [..., m, n], k = min(m, n) -> [..., m k + k + k n]: u [m, k], then s [k]
+//                (descending, in a's dtype), then vh [k, n], each row-major, a = u diag(s) vh
+//   svd_full(a)  -> [..., m m + k + n n]: u [m, m], s [k], vh [n, n]
+//   svdvals(a)   -> [..., k] of a's real dtype, descending
 // A singular matrix (solve, inv: an exactly zero pivot, as LAPACK reports it), one that is not
 // positive definite (cholesky) and eigenvalues that do not converge (eigh) are errors naming
 // the routine, the operand's type and the batch index.
 //
 // This file is the definition: the attributes, the result types, and the reference (LU with
-// partial pivoting, Cholesky by columns, cyclic Jacobi rotations for Hermitian matrices, all in
-// complex double) that the interpreter runs. The host back end runs LAPACK
+// partial pivoting, Cholesky by columns, cyclic Jacobi rotations for Hermitian matrices, the
+// singular values and vectors from the Jacobi eigenpairs of the smaller Gram matrix (a^H a or
+// a a^H) with the other side's vectors completed by Gram-Schmidt, all in complex double)
+// that the interpreter runs. The host back end runs LAPACK
 // (lib/backend/host/host_linalg.h).
 //
 //===----------------------------------------------------------------------===//
@@ -38,7 +44,21 @@
 
 namespace gpuc::ir {
 
-enum class LinalgRoutine : uint8_t { kSolve, kInv, kDet, kSlogdet, kCholesky, kEigh, kEigvalsh };
+enum class LinalgRoutine : uint8_t {
+  kSolve,
+  kInv,
+  kDet,
+  kSlogdet,
+  kCholesky,
+  kEigh,
+  kEigvalsh,
+  kSvd,
+  kSvdFull,
+  kSvdvals,
+};
+
+/// Whether the routine takes any [..., m, n] (the singular value routines), not only square.
+bool TakesRectangular(LinalgRoutine routine);
 
 /// The routine attribute of a linalg node (an error for a missing or unknown name).
 absl::StatusOr<LinalgRoutine> ReadLinalgRoutine(const Attributes& attrs);

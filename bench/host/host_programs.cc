@@ -67,6 +67,7 @@ Array InvF64(const Inputs& in) { return Done(gpuc::linalg::inv(in[0])); }
 Array CholeskyF64(const Inputs& in) { return Done(gpuc::linalg::cholesky(in[0])); }
 Array SlogdetF64(const Inputs& in) { return Done(gpuc::linalg::slogdet(in[0]).logabsdet); }
 Array EigvalshF64(const Inputs& in) { return Done(gpuc::linalg::eigvalsh(in[0])); }
+Array SvdvalsF64(const Inputs& in) { return Done(gpuc::linalg::svdvals(in[0])); }
 
 Array ChainF64(const Inputs& in) {
   const Array& x = in[0];
@@ -172,6 +173,7 @@ const std::vector<HostProgram>& HostPrograms() {
       {"cholesky_f64", "linalg.cholesky(A)", 1000000, SystemF64, CholeskyF64},
       {"slogdet_f64", "linalg.slogdet(A)[1]", 1000000, SystemF64, SlogdetF64},
       {"eigvalsh_f64", "linalg.eigvalsh(A)", 100000, SystemF64, EigvalshF64},
+      {"svdvals_f64", "linalg.svd(A, compute_uv=False)", 100000, SystemF64, SvdvalsF64},
   };
   return programs;
 }

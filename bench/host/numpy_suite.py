@@ -110,6 +110,7 @@ PROGRAMS = [
     ("cholesky_f64", 1000000, system_f64, lambda a, _: np.linalg.cholesky(a)),
     ("slogdet_f64", 1000000, system_f64, lambda a, _: np.linalg.slogdet(a)[1]),
     ("eigvalsh_f64", 100000, system_f64, lambda a, _: np.linalg.eigvalsh(a)),
+    ("svdvals_f64", 100000, system_f64, lambda a, _: np.linalg.svd(a, compute_uv=False)),
 ]
 
 

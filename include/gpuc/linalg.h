@@ -77,6 +77,7 @@ Array norm(const Array& x, int64_t axis, bool keepdims = false,
 // host for now (cuSOLVER is to come). A singular matrix (solve, inv), one that is not
 // positive definite (cholesky) or eigenvalues that do not converge (eigh, eigvalsh) raise
 // gpuc::Error when the result is evaluated, naming the routine, the shape and the batch index.
+// svd and what is built on it (pinv, matrix_rank, cond) take any [..., m, n].
 
 /// numpy.linalg.solve: x with a @ x = b. b is a vector [n] when it is 1-D (NumPy 2's rule),
 /// else a stack of matrices [..., n, k].
@@ -105,6 +106,28 @@ EighResult eigh(const Array& a, const std::string& uplo = "L",
 /// numpy.linalg.eigvalsh: eigh's eigenvalues alone.
 Array eigvalsh(const Array& a, const std::string& uplo = "L",
                std::source_location site = std::source_location::current());
+struct SvdResult {
+  Array U;   // [..., m, m] (full_matrices) or [..., m, k], a's dtype
+  Array S;   // [..., k], a's real dtype, descending; k = min(m, n)
+  Array Vh;  // [..., n, n] (full_matrices) or [..., k, n]
+};
+/// numpy.linalg.svd of a stack of matrices [..., m, n]: a = U diag(S) Vh (?gesdd on the host).
+SvdResult svd(const Array& a, bool full_matrices = true,
+              std::source_location site = std::source_location::current());
+/// numpy.linalg.svd(a, compute_uv=False) (NumPy 2's svdvals): the singular values alone.
+Array svdvals(const Array& a, std::source_location site = std::source_location::current());
+/// numpy.linalg.pinv: V diag(1/S) U^H over the singular values above rcond * max(S).
+Array pinv(const Array& a, double rcond = 1e-15,
+           std::source_location site = std::source_location::current());
+/// numpy.linalg.matrix_rank: singular values above max(S) * max(m, n) * eps, counted (int64);
+/// for a 0-d or 1-d array, 1 unless every element is zero.
+Array matrix_rank(const Array& a, std::source_location site = std::source_location::current());
+/// numpy.linalg.cond with p=None: the ratio of the largest to the smallest singular value.
+Array cond(const Array& a, std::source_location site = std::source_location::current());
+/// numpy.linalg.matrix_power: a @ a @ ... (n times, by squaring), the identity for n = 0,
+/// inv(a) to the |n| for n < 0; integer matrices stay integer for n >= 0.
+Array matrix_power(const Array& a, int64_t n,
+                   std::source_location site = std::source_location::current());
 
 }  // namespace linalg
 }  // namespace gpuc

@@ -5,13 +5,17 @@
 // that the API slices apart, so both parts come from one factorization.
 //
 //===----------------------------------------------------------------------===//
+#include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "gpuc/creation.h"
 #include "gpuc/elementwise.h"
 #include "gpuc/linalg.h"
 #include "gpuc/manipulation.h"
+#include "gpuc/reductions.h"
 #include "lib/api/array_impl.h"
 #include "lib/api/recorder.h"
 
@@ -140,6 +144,95 @@ EighResult eigh(const Array& a, const std::string& uplo, std::source_location si
   const int64_t n = square.shape()[square.ndim() - 1];
   const Array values = LastColumn(packed, n);
   return {IsComplexType(values.dtype()) ? real(values) : values, packed(ellipsis, Slice(0, n))};
+}
+
+namespace {
+
+// a as a stack of matrices [..., m, n] in `dtype` (the singular value routines).
+Array MatrixStack(const char* op, const Array& a, DType dtype) {
+  if (a.ndim() < 2) {
+    detail::ThrowInvalid(absl::StrCat(
+        "linalg.", op, ": expects a stack of matrices [..., m, n]; got ", TypeText(a)));
+  }
+  return a.dtype() == dtype ? a : astype(a, dtype);
+}
+
+// The leading axes of `a` with `last` after them.
+Shape WithLastAxes(const Array& a, std::initializer_list<int64_t> last) {
+  Shape dims(a.shape().begin(), a.shape().end() - 2);
+  dims.insert(dims.end(), last);
+  return dims;
+}
+
+}  // namespace
+
+SvdResult svd(const Array& a, bool full_matrices, std::source_location site) {
+  detail::ScopedRecordingSite scope(site);
+  const Array stack = MatrixStack("svd", a, ComputeType("svd", {&a}));
+  const int64_t m = a.shape()[a.ndim() - 2], n = a.shape()[a.ndim() - 1], k = std::min(m, n);
+  const Array packed = Record(full_matrices ? "svd_full" : "svd", {stack});
+  const int64_t ucols = full_matrices ? m : k, vrows = full_matrices ? n : k;
+  const Array u = reshape(packed(ellipsis, Slice(0, m * ucols)), WithLastAxes(a, {m, ucols}));
+  const Array s = packed(ellipsis, Slice(m * ucols, m * ucols + k));
+  const Array vh = reshape(packed(ellipsis, Slice(m * ucols + k, m * ucols + k + vrows * n)),
+                           WithLastAxes(a, {vrows, n}));
+  return {u, IsComplexType(s.dtype()) ? real(s) : s, vh};
+}
+
+Array svdvals(const Array& a, std::source_location site) {
+  detail::ScopedRecordingSite scope(site);
+  return Record("svdvals", {MatrixStack("svdvals", a, ComputeType("svdvals", {&a}))});
+}
+
+Array pinv(const Array& a, double rcond, std::source_location site) {
+  detail::ScopedRecordingSite scope(site);
+  const SvdResult r = svd(a, /*full_matrices=*/false, site);
+  const Array cutoff = rcond * max(r.S, {-1}, /*keepdims=*/true);
+  const Array inverse = where(r.S > cutoff, 1.0 / r.S, 0.0);
+  const bool complex = IsComplexType(r.U.dtype());
+  const Array v = complex ? conj(swapaxes(r.Vh, -1, -2)) : swapaxes(r.Vh, -1, -2);
+  const Array uh = complex ? conj(swapaxes(r.U, -1, -2)) : swapaxes(r.U, -1, -2);
+  return matmul(v * expand_dims(inverse, -2).astype(r.U.dtype()), uh);
+}
+
+Array matrix_rank(const Array& a, std::source_location site) {
+  detail::ScopedRecordingSite scope(site);
+  if (a.ndim() < 2) return astype(any(a != 0), int64);
+  const Array s = svdvals(a, site);
+  const double eps = s.dtype() == float32 ? 1.1920928955078125e-07 : 2.220446049250313e-16;
+  const double scale =
+      static_cast<double>(std::max(a.shape()[a.ndim() - 2], a.shape()[a.ndim() - 1]));
+  const Array tol = max(s, {-1}, /*keepdims=*/true) * (scale * eps);
+  return sum(astype(s > tol, int64), {-1});
+}
+
+Array cond(const Array& a, std::source_location site) {
+  detail::ScopedRecordingSite scope(site);
+  const Array s = svdvals(a, site);
+  return s(ellipsis, 0) / s(ellipsis, -1);
+}
+
+Array matrix_power(const Array& a, int64_t n, std::source_location site) {
+  detail::ScopedRecordingSite scope(site);
+  const int rank = a.ndim();
+  if (rank < 2 || a.shape()[rank - 1] != a.shape()[rank - 2]) {
+    detail::ThrowInvalid(absl::StrCat(
+        "linalg.matrix_power: expects a stack of square matrices [..., n, n]; got ", TypeText(a)));
+  }
+  const int64_t size = a.shape()[rank - 1];
+  if (n == 0) return broadcast_to(astype(eye(size), a.dtype()), a.shape());
+  Array base = n < 0 ? inv(a, site) : a;
+  uint64_t power = n < 0 ? uint64_t(0) - static_cast<uint64_t>(n) : static_cast<uint64_t>(n);
+  // As NumPy multiplies (the same roundings): a^3 = (a a) a, else squaring from the low bit,
+  // the result gathering the squares of the set bits from the left.
+  if (power == 3) return matmul(matmul(base, base), base);
+  std::optional<Array> result;
+  while (power > 0) {
+    if (power & 1) result = result ? matmul(*result, base) : base;
+    power >>= 1;
+    if (power > 0) base = matmul(base, base);
+  }
+  return *result;
 }
 
 Array eigvalsh(const Array& a, const std::string& uplo, std::source_location site) {

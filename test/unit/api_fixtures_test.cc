@@ -474,6 +474,29 @@ const std::map<std::string, CaseFn>& Cases() {
       {"linalg_eigh_vectors", [](const Inputs& in) { return abs(linalg::eigh(in[0]).eigenvectors); }},
       {"linalg_eigh_vectors_c128", [](const Inputs& in) { return abs(linalg::eigh(in[0]).eigenvectors); }},
       {"linalg_eigh_upper_c128", [](const Inputs& in) { return abs(linalg::eigh(in[0], "U").eigenvectors); }},
+      {"linalg_svd_values", [](const Inputs& in) { return linalg::svd(in[0]).S; }},
+      {"linalg_svd_values_batch", [](const Inputs& in) { return linalg::svdvals(in[0]); }},
+      {"linalg_svd_values_c128", [](const Inputs& in) { return linalg::svd(in[0]).S; }},
+      {"linalg_svd_values_f32", [](const Inputs& in) { return linalg::svd(in[0]).S; }},
+      {"linalg_svd_u_reduced", [](const Inputs& in) { return abs(linalg::svd(in[0], false).U); }},
+      {"linalg_svd_vh_reduced", [](const Inputs& in) { return abs(linalg::svd(in[0], false).Vh); }},
+      {"linalg_svd_product", [](const Inputs& in) {
+         const linalg::SvdResult r = linalg::svd(in[0], false);
+         return matmul(r.U * expand_dims(r.S, -2), r.Vh); }},
+      {"linalg_svd_full_shapes", [](const Inputs& in) {
+         const linalg::SvdResult r = linalg::svd(in[0], true);
+         return array(std::vector<int64_t>{r.U.size(), r.S.size(), r.Vh.size()}); }},
+      {"linalg_pinv_f64", [](const Inputs& in) { return linalg::pinv(in[0]); }},
+      {"linalg_pinv_c128", [](const Inputs& in) { return linalg::pinv(in[0]); }},
+      {"linalg_pinv_rank2", [](const Inputs& in) { return linalg::pinv(in[0]); }},
+      {"linalg_matrix_rank", [](const Inputs& in) { return linalg::matrix_rank(in[0]); }},
+      {"linalg_matrix_rank_full", [](const Inputs& in) { return linalg::matrix_rank(in[0]); }},
+      {"linalg_cond", [](const Inputs& in) { return linalg::cond(in[0]); }},
+      {"linalg_matrix_power_5", [](const Inputs& in) { return linalg::matrix_power(in[0], 5); }},
+      {"linalg_matrix_power_3", [](const Inputs& in) { return linalg::matrix_power(in[0], 3); }},
+      {"linalg_matrix_power_neg2", [](const Inputs& in) { return linalg::matrix_power(in[0], -2); }},
+      {"linalg_matrix_power_0", [](const Inputs& in) { return linalg::matrix_power(in[0], 0); }},
+      {"linalg_matrix_power_int", [](const Inputs& in) { return linalg::matrix_power(in[0], 6); }},
 
       // ---- Composite programs.
       {"softmax_rows",

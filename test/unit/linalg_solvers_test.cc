@@ -91,6 +91,46 @@ TEST(LinalgSolvers, EveryRoutineAgreesWithTheInterpretersReferenceInEveryDtype) 
   }
 }
 
+// A random [batch..., m, n] stack in `dtype` (complex dtypes get imaginary parts too).
+Array Rectangular(const std::vector<int64_t>& batch, int64_t m, int64_t n, DType dtype,
+                  uint32_t seed) {
+  std::vector<int64_t> dims = batch;
+  dims.push_back(m);
+  dims.push_back(n);
+  int64_t count = 1;
+  for (int64_t d : dims) count *= d;
+  Array a = array(test::UniformDoubles(count, seed), Shape(dims)) - 0.5;
+  if (dtype == complex64 || dtype == complex128) {
+    a = a + Array(array(test::UniformDoubles(count, seed + 1), Shape(dims)) - 0.5) *
+                array(std::vector<std::complex<double>>{{0.0, 1.0}});
+  }
+  return astype(a, dtype);
+}
+
+TEST(LinalgSolvers, SingularValuesAndVectorsAgreeWithTheReferenceTallAndWide) {
+  for (DType dtype : {float32, float64, complex64, complex128}) {
+    for (auto [m, n] : {std::pair<int64_t, int64_t>{6, 4}, {3, 5}}) {
+      const Array a = Rectangular({2}, m, n, dtype, 31);
+      ExpectMatchesTheInterpreter([&] { return linalg::svdvals(a); }, dtype, "svdvals");
+      ExpectMatchesTheInterpreter([&] { return linalg::pinv(a); }, dtype, "pinv");
+      for (bool full : {false, true}) {
+        // Each target's own vectors rebuild a, and the full ones are unitary.
+        auto rebuilt = [&] {
+          const linalg::SvdResult r = linalg::svd(a, full);
+          const int64_t k = std::min(m, n);
+          return matmul(r.U(ellipsis, Slice(0, k)) * expand_dims(astype(r.S, dtype), -2),
+                        r.Vh(ellipsis, Slice(0, k), Slice()));
+        };
+        ExpectMatchesTheInterpreter(rebuilt, dtype, full ? "u s vh (full)" : "u s vh");
+        ExpectClose(rebuilt(), a, dtype, "u s vh = a");
+        const linalg::SvdResult r = linalg::svd(a, true);
+        ExpectClose(matmul(conj(swapaxes(r.U, -1, -2)), r.U),
+                    broadcast_to(astype(eye(m), dtype), Shape{2, m, m}), dtype, "u^H u = 1");
+      }
+    }
+  }
+}
+
 TEST(LinalgSolvers, ALargerSystemSolvesToItsResidual) {
   const int64_t n = 200;
   const Array a = Square({}, n, float64, 20.0, 11);
@@ -143,10 +183,10 @@ TEST(LinalgSolvers, NotPositiveDefiniteAndBadOperandsAreErrors) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("not positive definite"), std::string::npos) << e.what();
   }
-  EXPECT_THROW((void)linalg::inv(zeros({3, 4})), Error);   // not square, at record time
-  EXPECT_THROW((void)linalg::det(zeros({4})), Error);      // not a matrix
+  EXPECT_THROW((void)linalg::inv(zeros({3, 4})), Error);            // not square, at record time
+  EXPECT_THROW((void)linalg::det(zeros({4})), Error);               // not a matrix
   EXPECT_THROW((void)linalg::inv(astype(eye(3), float16)), Error);  // as NumPy
-  EXPECT_THROW((void)linalg::solve(eye(3), ones({4})), Error);        // b does not fit
+  EXPECT_THROW((void)linalg::solve(eye(3), ones({4})), Error);      // b does not fit
   EXPECT_THROW((void)linalg::solve(zeros({2, 3, 3}), zeros({4, 3, 1})), Error);  // batches
   EXPECT_THROW((void)linalg::eigh(eye(3), "X"), Error);
   // Integers compute in float64.

@@ -35,6 +35,14 @@ void spotrf_(const char*, const int*, float*, const int*, int*, size_t);
 void dpotrf_(const char*, const int*, double*, const int*, int*, size_t);
 void cpotrf_(const char*, const int*, c32*, const int*, int*, size_t);
 void zpotrf_(const char*, const int*, c64*, const int*, int*, size_t);
+void sgesdd_(const char*, const int*, const int*, float*, const int*, float*, float*, const int*,
+             float*, const int*, float*, const int*, int*, int*, size_t);
+void dgesdd_(const char*, const int*, const int*, double*, const int*, double*, double*, const int*,
+             double*, const int*, double*, const int*, int*, int*, size_t);
+void cgesdd_(const char*, const int*, const int*, c32*, const int*, float*, c32*, const int*, c32*,
+             const int*, c32*, const int*, float*, int*, int*, size_t);
+void zgesdd_(const char*, const int*, const int*, c64*, const int*, double*, c64*, const int*, c64*,
+             const int*, c64*, const int*, double*, int*, int*, size_t);
 void ssyevd_(const char*, const char*, const int*, float*, const int*, float*, float*, const int*,
              int*, const int*, int*, size_t, size_t);
 void dsyevd_(const char*, const char*, const int*, double*, const int*, double*, double*,
@@ -140,6 +148,103 @@ struct Lapack<c64> {
 };
 
 #undef GPUC_LAPACK_COMMON
+
+// ?gesdd of the column-major m x n matrix `a`, jobz 'N', 'S' or 'A'; workspace queried.
+template <typename T, typename R, typename F>
+void RealSvd(F f, char jobz, int m, int n, T* a, R* s, T* u, int ldu, T* vt, int ldvt, int* info) {
+  const int lda = std::max(1, m), k = std::min(m, n);
+  std::vector<int> iwork(static_cast<size_t>(std::max(1, 8 * k)));
+  int lwork = -1;
+  T size = 0;
+  f(&jobz, &m, &n, a, &lda, s, u, &ldu, vt, &ldvt, &size, &lwork, iwork.data(), info, 1);
+  lwork = static_cast<int>(size);
+  std::vector<T> work(static_cast<size_t>(std::max(1, lwork)));
+  f(&jobz, &m, &n, a, &lda, s, u, &ldu, vt, &ldvt, work.data(), &lwork, iwork.data(), info, 1);
+}
+
+template <typename T, typename R, typename F>
+void ComplexSvd(F f, char jobz, int m, int n, T* a, R* s, T* u, int ldu, T* vt, int ldvt,
+                int* info) {
+  const int lda = std::max(1, m), k = std::min(m, n), big = std::max(m, n);
+  // LAPACK's documented rwork sizes for gesdd.
+  const int64_t lrwork = jobz == 'N' ? 7 * int64_t{k}
+                                     : int64_t{k} * std::max(5 * int64_t{k} + 7,
+                                                             2 * int64_t{big} + 2 * int64_t{k} + 1);
+  std::vector<R> rwork(static_cast<size_t>(std::max<int64_t>(1, lrwork)));
+  std::vector<int> iwork(static_cast<size_t>(std::max(1, 8 * k)));
+  int lwork = -1;
+  T size = 0;
+  f(&jobz, &m, &n, a, &lda, s, u, &ldu, vt, &ldvt, &size, &lwork, rwork.data(), iwork.data(), info,
+    1);
+  lwork = static_cast<int>(size.real());
+  std::vector<T> work(static_cast<size_t>(std::max(1, lwork)));
+  f(&jobz, &m, &n, a, &lda, s, u, &ldu, vt, &ldvt, work.data(), &lwork, rwork.data(), iwork.data(),
+    info, 1);
+}
+
+void Gesdd(char jobz, int m, int n, float* a, float* s, float* u, int ldu, float* vt, int ldvt,
+           int* info) {
+  RealSvd(sgesdd_, jobz, m, n, a, s, u, ldu, vt, ldvt, info);
+}
+void Gesdd(char jobz, int m, int n, double* a, double* s, double* u, int ldu, double* vt, int ldvt,
+           int* info) {
+  RealSvd(dgesdd_, jobz, m, n, a, s, u, ldu, vt, ldvt, info);
+}
+void Gesdd(char jobz, int m, int n, c32* a, float* s, c32* u, int ldu, c32* vt, int ldvt,
+           int* info) {
+  ComplexSvd(cgesdd_, jobz, m, n, a, s, u, ldu, vt, ldvt, info);
+}
+void Gesdd(char jobz, int m, int n, c64* a, double* s, c64* u, int ldu, c64* vt, int ldvt,
+           int* info) {
+  ComplexSvd(zgesdd_, jobz, m, n, a, s, u, ldu, vt, ldvt, info);
+}
+
+// The singular value routines on the batch. Row-major a [m, n] is column-major a^T [n, m],
+// and a^T = conj(v) s u^T: ?gesdd of that memory leaves u^T in its vt (read row-major: u) and
+// conj(v) in its u (read row-major: v^H), so nothing is transposed.
+template <typename T>
+absl::StatusOr<ir::HostTensor> RunSvd(const ir::Node& node, LinalgRoutine routine,
+                                      const ir::HostTensor& a) {
+  using Real = typename Lapack<T>::Real;
+  ir::HostTensor out = ir::HostTensor::Uninitialized(node.type());
+  const ir::LinalgBatch batch = ir::BatchOf(a.type());
+  const int n = static_cast<int>(batch.n);
+  const int m = static_cast<int>(a.shape()[a.shape().rank() - 2]);
+  const int k = std::min(m, n);
+  const bool full = routine == LinalgRoutine::kSvdFull;
+  const char jobz = routine == LinalgRoutine::kSvdvals ? 'N' : full ? 'A' : 'S';
+  // In LAPACK's terms the matrix is [n, m]: its u is n x (n or k), its vt (m or k) x m.
+  const int lu_rows = n, lu_cols = full ? n : k;
+  const int lvt_rows = full ? m : k;
+  const int64_t per_out = batch.count == 0 ? 0 : node.shape().num_elements() / batch.count;
+  std::vector<T> work_a(static_cast<size_t>(int64_t{m} * n));
+  std::vector<Real> s(static_cast<size_t>(std::max(1, k)));
+  std::vector<T> u(static_cast<size_t>(std::max(1, lu_rows * lu_cols)));
+  std::vector<T> vt(static_cast<size_t>(std::max(1, lvt_rows * m)));
+  for (int64_t index = 0; index < batch.count; ++index) {
+    const T* in = a.data_as<T>() + index * int64_t{m} * n;
+    std::copy(in, in + int64_t{m} * n, work_a.begin());
+    int info = 0;
+    if (k > 0) {
+      Gesdd(jobz, n, m, work_a.data(), s.data(), u.data(), std::max(1, lu_rows), vt.data(),
+            std::max(1, lvt_rows), &info);
+    }
+    if (info > 0) {
+      return ir::LinalgError(routine, a.type(), index, "did not converge (its singular values)");
+    }
+    if (info < 0) return absl::InternalError(absl::StrCat("gesdd: info ", info));
+    if (routine == LinalgRoutine::kSvdvals) {
+      std::copy(s.begin(), s.begin() + k, out.data_as<Real>() + index * per_out);
+      continue;
+    }
+    T* o = out.data_as<T>() + index * per_out;
+    const int64_t ucount = int64_t{m} * lvt_rows;  // u [m, lvt_rows] row-major = vt's memory
+    o = std::copy(vt.begin(), vt.begin() + ucount, o);
+    for (int i = 0; i < k; ++i) *o++ = T(s[i]);
+    std::copy(u.begin(), u.begin() + int64_t{lu_cols} * n, o);  // vh [lu_cols, n] = u's memory
+  }
+  return out;
+}
 
 // Row-major [rows, cols] at `from` into column-major (its transpose's row-major) at `to`.
 template <typename T>
@@ -267,6 +372,10 @@ absl::StatusOr<ir::HostTensor> Run(const ir::Node& node, LinalgRoutine routine,
         }
         break;
       }
+      case LinalgRoutine::kSvd:
+      case LinalgRoutine::kSvdFull:
+      case LinalgRoutine::kSvdvals:
+        return absl::InternalError("linalg: the singular value routines run in RunSvd");
     }
     if (info < 0) return absl::InternalError(absl::StrCat("LAPACK: info ", info));
   }
@@ -279,6 +388,20 @@ absl::StatusOr<ir::HostTensor> HostLinalg(const ir::Node& node, const ir::HostTe
                                           const ir::HostTensor* b) {
   absl::StatusOr<LinalgRoutine> routine = ir::ReadLinalgRoutine(node.attrs());
   if (!routine.ok()) return routine.status();
+  if (ir::TakesRectangular(*routine)) {
+    absl::StatusOr<ir::HostTensor> svd =
+        a.dtype() == ir::DType::kFloat32      ? RunSvd<float>(node, *routine, a)
+        : a.dtype() == ir::DType::kFloat64    ? RunSvd<double>(node, *routine, a)
+        : a.dtype() == ir::DType::kComplex64  ? RunSvd<c32>(node, *routine, a)
+        : a.dtype() == ir::DType::kComplex128 ? RunSvd<c64>(node, *routine, a)
+                                              : ir::EvalLinalgNode(node, a, b);
+    if (!svd.ok() && !node.location().empty()) {
+      return absl::Status(
+          svd.status().code(),
+          absl::StrCat(svd.status().message(), " (recorded at ", node.location(), ")"));
+    }
+    return svd;
+  }
   absl::StatusOr<ir::HostTensor> result =
       a.dtype() == ir::DType::kFloat32      ? Run<float>(node, *routine, a, b)
       : a.dtype() == ir::DType::kFloat64    ? Run<double>(node, *routine, a, b)
