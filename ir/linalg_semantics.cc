@@ -20,11 +20,18 @@ constexpr struct {
   LinalgRoutine routine;
   const char* name;
 } kRoutines[] = {
-    {LinalgRoutine::kSolve, "solve"},       {LinalgRoutine::kInv, "inv"},
-    {LinalgRoutine::kDet, "det"},           {LinalgRoutine::kSlogdet, "slogdet"},
-    {LinalgRoutine::kCholesky, "cholesky"}, {LinalgRoutine::kEigh, "eigh"},
-    {LinalgRoutine::kEigvalsh, "eigvalsh"}, {LinalgRoutine::kSvd, "svd"},
-    {LinalgRoutine::kSvdFull, "svd_full"},  {LinalgRoutine::kSvdvals, "svdvals"},
+    {LinalgRoutine::kSolve, "solve"},
+    {LinalgRoutine::kInv, "inv"},
+    {LinalgRoutine::kDet, "det"},
+    {LinalgRoutine::kSlogdet, "slogdet"},
+    {LinalgRoutine::kCholesky, "cholesky"},
+    {LinalgRoutine::kEigh, "eigh"},
+    {LinalgRoutine::kEigvalsh, "eigvalsh"},
+    {LinalgRoutine::kSvd, "svd"},
+    {LinalgRoutine::kSvdFull, "svd_full"},
+    {LinalgRoutine::kSvdvals, "svdvals"},
+    {LinalgRoutine::kQr, "qr"},
+    {LinalgRoutine::kQrComplete, "qr_complete"},
 };
 
 bool IsLinalgDType(DType d) {
@@ -281,6 +288,46 @@ absl::StatusOr<Svd> SingularValues(const Matrix& a, int64_t m, bool full) {
   return out;
 }
 
+// a (m x n) = q r by Householder reflections as LAPACK's geqrf makes them (R's diagonal
+// real). q is m x q_cols, r q_cols x n.
+void HouseholderQr(Matrix a, int64_t m, int64_t q_cols, std::vector<Complex>& out) {
+  const int64_t n = a.n, k = std::min(m, n);
+  Matrix q;
+  q.n = m;
+  q.v.assign(static_cast<size_t>(m * m), 0.0);
+  for (int64_t i = 0; i < m; ++i) q.at(i, i) = 1.0;
+  for (int64_t j = 0; j < k; ++j) {
+    // LAPACK's zlarfg: beta = -sign(re alpha) |x| is real, tau = (beta - alpha) / beta,
+    // v = [1, x[1:] / (alpha - beta)], H = I - tau v v^H (not Hermitian for complex tau);
+    // H^H is applied to a, and q gathers H.
+    const Complex alpha = a.at(j, j);
+    double tail = 0.0;
+    for (int64_t i = j + 1; i < m; ++i) tail += std::norm(a.at(i, j));
+    if (tail == 0.0 && alpha.imag() == 0.0) continue;  // tau = 0: H is the identity
+    const double beta = -std::copysign(std::sqrt(std::norm(alpha) + tail), alpha.real());
+    const Complex tau = (beta - alpha) / beta;
+    std::vector<Complex> v(static_cast<size_t>(m - j));
+    v[0] = 1.0;
+    for (int64_t i = j + 1; i < m; ++i) v[i - j] = a.at(i, j) / (alpha - beta);
+    for (int64_t c = j; c < n; ++c) {  // a <- (I - conj(tau) v v^H) a
+      Complex dot = 0.0;
+      for (int64_t i = j; i < m; ++i) dot += std::conj(v[i - j]) * a.at(i, c);
+      for (int64_t i = j; i < m; ++i) a.at(i, c) -= std::conj(tau) * v[i - j] * dot;
+    }
+    for (int64_t r = 0; r < m; ++r) {  // q <- q (I - tau v v^H)
+      Complex dot = 0.0;
+      for (int64_t i = j; i < m; ++i) dot += q.at(r, i) * v[i - j];
+      for (int64_t i = j; i < m; ++i) q.at(r, i) -= tau * dot * std::conj(v[i - j]);
+    }
+  }
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t c = 0; c < q_cols; ++c) out.push_back(q.at(i, c));
+  }
+  for (int64_t i = 0; i < q_cols; ++i) {
+    for (int64_t c = 0; c < n; ++c) out.push_back(c >= i ? a.at(i, c) : Complex(0.0, 0.0));
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<LinalgRoutine> ReadLinalgRoutine(const Attributes& attrs) {
@@ -291,12 +338,14 @@ absl::StatusOr<LinalgRoutine> ReadLinalgRoutine(const Attributes& attrs) {
   }
   return absl::InvalidArgumentError(absl::StrCat("linalg: unknown routine '", *name,
                                                  "' (solve, inv, det, slogdet, cholesky, eigh, "
-                                                 "eigvalsh, svd, svd_full, svdvals)"));
+                                                 "eigvalsh, svd, svd_full, svdvals, qr, "
+                                                 "qr_complete)"));
 }
 
 bool TakesRectangular(LinalgRoutine routine) {
   return routine == LinalgRoutine::kSvd || routine == LinalgRoutine::kSvdFull ||
-         routine == LinalgRoutine::kSvdvals;
+         routine == LinalgRoutine::kSvdvals || routine == LinalgRoutine::kQr ||
+         routine == LinalgRoutine::kQrComplete;
 }
 
 const char* LinalgRoutineName(LinalgRoutine routine) {
@@ -380,6 +429,12 @@ absl::StatusOr<TensorType> LinalgResultType(LinalgRoutine routine,
     case LinalgRoutine::kSvdvals:
       dims.push_back(std::min(m, n));
       return TensorType{RealPart(a.dtype), Shape(std::move(dims))};
+    case LinalgRoutine::kQr:
+      dims.push_back(m * std::min(m, n) + std::min(m, n) * n);
+      return TensorType{a.dtype, Shape(std::move(dims))};
+    case LinalgRoutine::kQrComplete:
+      dims.push_back(m * m + m * n);
+      return TensorType{a.dtype, Shape(std::move(dims))};
   }
   return absl::InternalError("linalg: unhandled routine");
 }
@@ -397,6 +452,10 @@ absl::StatusOr<HostTensor> EvalLinalgNode(const Node& node, const HostTensor& a,
     const Matrix m = LoadMatrix(a, index, rows, n);
     std::vector<Complex> result;
     switch (*routine) {
+      case LinalgRoutine::kQr:
+      case LinalgRoutine::kQrComplete:
+        HouseholderQr(m, rows, *routine == LinalgRoutine::kQr ? std::min(rows, n) : rows, result);
+        break;
       case LinalgRoutine::kSvd:
       case LinalgRoutine::kSvdFull:
       case LinalgRoutine::kSvdvals: {

@@ -18,6 +18,9 @@
 //                (descending, in a's dtype), then vh [k, n], each row-major, a = u diag(s) vh
 //   svd_full(a)  -> [..., m m + k + n n]: u [m, m], s [k], vh [n, n]
 //   svdvals(a)   -> [..., k] of a's real dtype, descending
+//   qr(a)        -> [..., m k + k n]: q [m, k] with orthonormal columns, then r [k, n] upper
+//                triangular, a = q r (Householder reflections, as LAPACK's geqrf)
+//   qr_complete(a) -> [..., m m + m n]: q [m, m] unitary, r [m, n]
 // A singular matrix (solve, inv: an exactly zero pivot, as LAPACK reports it), one that is not
 // positive definite (cholesky) and eigenvalues that do not converge (eigh) are errors naming
 // the routine, the operand's type and the batch index.
@@ -55,6 +58,8 @@ enum class LinalgRoutine : uint8_t {
   kSvd,
   kSvdFull,
   kSvdvals,
+  kQr,
+  kQrComplete,
 };
 
 /// Whether the routine takes any [..., m, n] (the singular value routines), not only square.

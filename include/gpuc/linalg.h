@@ -114,6 +114,38 @@ struct SvdResult {
 /// numpy.linalg.svd of a stack of matrices [..., m, n]: a = U diag(S) Vh (?gesdd on the host).
 SvdResult svd(const Array& a, bool full_matrices = true,
               std::source_location site = std::source_location::current());
+struct QrResult {
+  Array Q;  // [..., m, k] ("reduced") or [..., m, m] ("complete"); absent for "r"
+  Array R;  // [..., k, n] or [..., m, n], upper triangular
+};
+/// numpy.linalg.qr with mode "reduced" (the default), "complete" or "r" (?geqrf and ?orgqr on
+/// the host; a = Q @ R, R's diagonal as LAPACK's Householder reflections leave it).
+QrResult qr(const Array& a, const std::string& mode = "reduced",
+            std::source_location site = std::source_location::current());
+struct LstsqResult {
+  Array x;          // [n] or [n, k]
+  Array residuals;  // [k] (or [1] for a vector b) of squared residual norms when rank == n
+                    // and m > n, else empty [0] (NumPy's)
+  int64_t rank = 0;
+  Array s;  // a's singular values
+};
+/// numpy.linalg.lstsq(a, b, rcond): the least-squares x of a [m, n] x = b [m] or [m, k] by
+/// the SVD, singular values at or below rcond * max(s) counted as zero (rcond < 0: NumPy 2's
+/// default, eps * max(m, n)). Evaluates a's singular values to learn the rank (NumPy returns
+/// it as an int, and the residuals' shape depends on it).
+LstsqResult lstsq(const Array& a, const Array& b, double rcond = -1.0,
+                  std::source_location site = std::source_location::current());
+/// numpy.linalg.norm(x, ord) (norm_ord: norm(x, n) takes an axis) of a vector (x 1-D) or a
+/// matrix (x 2-D): for vectors ord may be
+/// inf, -inf, 0 (the count of nonzeros) or any p (sum |x|^p)^(1/p); for matrices 1, -1, inf,
+/// -inf (largest/smallest column/row sums), 2, -2 (largest/smallest singular value). Use
+/// norm(x) for the 2-/Frobenius norm, norm_fro and norm_nuc for the named matrix norms.
+Array norm_ord(const Array& x, double ord,
+               std::source_location site = std::source_location::current());
+/// The Frobenius norm of a matrix (numpy.linalg.norm(x, "fro")), over the last two axes.
+Array norm_fro(const Array& x, std::source_location site = std::source_location::current());
+/// The nuclear norm (numpy.linalg.norm(x, "nuc")): the sum of the singular values.
+Array norm_nuc(const Array& x, std::source_location site = std::source_location::current());
 /// numpy.linalg.svd(a, compute_uv=False) (NumPy 2's svdvals): the singular values alone.
 Array svdvals(const Array& a, std::source_location site = std::source_location::current());
 /// numpy.linalg.pinv: V diag(1/S) U^H over the singular values above rcond * max(S).

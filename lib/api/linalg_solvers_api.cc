@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,6 +24,10 @@ namespace gpuc::linalg {
 namespace {
 
 bool IsComplexType(DType d) { return d == complex64 || d == complex128; }
+bool IsInexactType(DType d) {
+  return d == float16 || d == bfloat16 || d == float32 || d == float64 || IsComplexType(d);
+}
+DType RealDtypeOf(DType d) { return d == complex64 ? float32 : d == complex128 ? float64 : d; }
 
 std::string TypeText(const Array& a) { return detail::ImplOf(a, "linalg").node->type().ToString(); }
 
@@ -177,6 +182,105 @@ SvdResult svd(const Array& a, bool full_matrices, std::source_location site) {
   const Array vh = reshape(packed(ellipsis, Slice(m * ucols + k, m * ucols + k + vrows * n)),
                            WithLastAxes(a, {vrows, n}));
   return {u, IsComplexType(s.dtype()) ? real(s) : s, vh};
+}
+
+QrResult qr(const Array& a, const std::string& mode, std::source_location site) {
+  detail::ScopedRecordingSite scope(site);
+  if (mode != "reduced" && mode != "complete" && mode != "r") {
+    detail::ThrowInvalid(
+        absl::StrCat("linalg.qr: mode must be \"reduced\", \"complete\" or "
+                     "\"r\", not \"",
+                     mode, "\""));
+  }
+  const Array stack = MatrixStack("qr", a, ComputeType("qr", {&a}));
+  const int64_t m = a.shape()[a.ndim() - 2], n = a.shape()[a.ndim() - 1];
+  const bool complete = mode == "complete";
+  const int64_t q_cols = complete ? m : std::min(m, n);
+  const Array packed = Record(complete ? "qr_complete" : "qr", {stack});
+  const Array r = reshape(packed(ellipsis, Slice(m * q_cols, m * q_cols + q_cols * n)),
+                          WithLastAxes(a, {q_cols, n}));
+  if (mode == "r") return {Array(), r};
+  return {reshape(packed(ellipsis, Slice(0, m * q_cols)), WithLastAxes(a, {m, q_cols})), r};
+}
+
+LstsqResult lstsq(const Array& a, const Array& b, double rcond, std::source_location site) {
+  detail::ScopedRecordingSite scope(site);
+  if (a.ndim() != 2 || (b.ndim() != 1 && b.ndim() != 2) || b.shape()[0] != a.shape()[0]) {
+    detail::ThrowInvalid(absl::StrCat("linalg.lstsq: expects a [m, n] and b [m] or [m, k]; got ",
+                                      TypeText(a), " and ", TypeText(b)));
+  }
+  const DType dtype = ComputeType("lstsq", {&a, &b});
+  const int64_t m = a.shape()[0], n = a.shape()[1];
+  const Array sa = a.dtype() == dtype ? a : astype(a, dtype);
+  const Array bb = b.dtype() == dtype ? b : astype(b, dtype);
+  const SvdResult r = svd(sa, /*full_matrices=*/false, site);
+  const double eps = r.S.dtype() == float32 ? 1.1920928955078125e-07 : 2.220446049250313e-16;
+  const double cut = rcond < 0 ? eps * static_cast<double>(std::max(m, n)) : rcond;
+  Array s = r.S;
+  s.eval();
+  const std::vector<double> values = astype(s, float64).to_host<double>();
+  const double largest = values.empty() ? 0.0 : values[0];
+  int64_t rank = 0;
+  for (double v : values) rank += v > cut * largest ? 1 : 0;
+  const Array inverse = where(s > cut * largest, 1.0 / s, 0.0);
+  const bool complex = IsComplexType(dtype);
+  const Array v = complex ? conj(swapaxes(r.Vh, -1, -2)) : swapaxes(r.Vh, -1, -2);
+  const Array uh = complex ? conj(swapaxes(r.U, -1, -2)) : swapaxes(r.U, -1, -2);
+  const Array column = bb.ndim() == 1 ? expand_dims(bb, -1) : bb;
+  // x = V diag(1/s) U^H b, with U^H b first (the small side).
+  Array x = matmul(v, expand_dims(astype(inverse, dtype), -1) * matmul(uh, column));
+  Array residuals = zeros({0}, RealDtypeOf(dtype));
+  if (rank == n && m > n) {
+    const Array error = abs(matmul(sa, x) - column);
+    residuals = sum(error * error, {0});
+  }
+  if (bb.ndim() == 1) x = squeeze(x, {-1});
+  return {x, residuals, rank, s};
+}
+
+Array norm_ord(const Array& x, double ord, std::source_location site) {
+  detail::ScopedRecordingSite scope(site);
+  const Array v = IsInexactType(x.dtype()) ? x : astype(x, float64);
+  const Array magnitude = abs(v);
+  if (x.ndim() == 1) {
+    if (std::isinf(ord)) return ord > 0 ? max(magnitude) : min(magnitude);
+    if (ord == 0) return sum(astype(magnitude != 0, magnitude.dtype()));
+    if (ord == 1) return sum(magnitude);
+    if (ord == 2) return sqrt(sum(magnitude * magnitude));
+    return power(sum(power(magnitude, ord)), 1.0 / ord);
+  }
+  if (x.ndim() != 2) {
+    detail::ThrowInvalid(
+        absl::StrCat("linalg.norm: an order needs a vector or a matrix; got ", TypeText(x)));
+  }
+  if (ord == 1 || ord == -1) {
+    const Array columns = sum(magnitude, {0});
+    return ord > 0 ? max(columns) : min(columns);
+  }
+  if (std::isinf(ord)) {
+    const Array rows = sum(magnitude, {1});
+    return ord > 0 ? max(rows) : min(rows);
+  }
+  if (ord == 2 || ord == -2) {
+    const Array s = svdvals(v, site);
+    return ord > 0 ? max(s) : min(s);
+  }
+  detail::ThrowInvalid(absl::StrCat("linalg.norm: invalid order ", ord, " for a matrix ",
+                                    TypeText(x), " (1, -1, 2, -2, inf, -inf; norm_fro, norm_nuc)"));
+}
+
+Array norm_fro(const Array& x, std::source_location site) {
+  detail::ScopedRecordingSite scope(site);
+  if (x.ndim() < 2) {
+    detail::ThrowInvalid(absl::StrCat("linalg.norm: 'fro' needs a matrix; got ", TypeText(x)));
+  }
+  const Array magnitude = abs(IsInexactType(x.dtype()) ? x : astype(x, float64));
+  return sqrt(sum(magnitude * magnitude, {-2, -1}));
+}
+
+Array norm_nuc(const Array& x, std::source_location site) {
+  detail::ScopedRecordingSite scope(site);
+  return sum(svdvals(IsInexactType(x.dtype()) ? x : astype(x, float64), site), {-1});
 }
 
 Array svdvals(const Array& a, std::source_location site) {

@@ -497,6 +497,31 @@ const std::map<std::string, CaseFn>& Cases() {
       {"linalg_matrix_power_neg2", [](const Inputs& in) { return linalg::matrix_power(in[0], -2); }},
       {"linalg_matrix_power_0", [](const Inputs& in) { return linalg::matrix_power(in[0], 0); }},
       {"linalg_matrix_power_int", [](const Inputs& in) { return linalg::matrix_power(in[0], 6); }},
+      {"linalg_qr_r_reduced", [](const Inputs& in) { return abs(linalg::qr(in[0]).R); }},
+      {"linalg_qr_q_tall", [](const Inputs& in) { return abs(linalg::qr(in[0]).Q); }},
+      {"linalg_qr_complete_q", [](const Inputs& in) { return abs(linalg::qr(in[0], "complete").Q); }},
+      {"linalg_qr_complete_r", [](const Inputs& in) { return abs(linalg::qr(in[0], "complete").R); }},
+      {"linalg_qr_product_c128", [](const Inputs& in) {
+         const linalg::QrResult r = linalg::qr(in[0]);
+         return matmul(r.Q, r.R); }},
+      {"linalg_qr_r_mode_f32", [](const Inputs& in) { return abs(linalg::qr(in[0], "r").R); }},
+      {"linalg_lstsq_x", [](const Inputs& in) { return linalg::lstsq(astype(in[0], float64), in[1]).x; }},
+      {"linalg_lstsq_residuals", [](const Inputs& in) {
+         return linalg::lstsq(astype(in[0], float64), in[1]).residuals; }},
+      {"linalg_lstsq_wide_x", [](const Inputs& in) { return linalg::lstsq(in[0], in[1]).x; }},
+      {"linalg_lstsq_wide_residuals", [](const Inputs& in) { return linalg::lstsq(in[0], in[1]).residuals; }},
+      {"linalg_norm_inf", [](const Inputs& in) { return linalg::norm_ord(in[0], INFINITY); }},
+      {"linalg_norm_neg_inf", [](const Inputs& in) { return linalg::norm_ord(in[0], -INFINITY); }},
+      {"linalg_norm_0", [](const Inputs& in) { return linalg::norm_ord(in[0], 0); }},
+      {"linalg_norm_1", [](const Inputs& in) { return linalg::norm_ord(in[0], 1); }},
+      {"linalg_norm_3", [](const Inputs& in) { return linalg::norm_ord(in[0], 3); }},
+      {"linalg_norm_matrix_1", [](const Inputs& in) { return linalg::norm_ord(in[0], 1); }},
+      {"linalg_norm_matrix_neg_inf", [](const Inputs& in) { return linalg::norm_ord(in[0], -INFINITY); }},
+      {"linalg_norm_matrix_2", [](const Inputs& in) { return linalg::norm_ord(in[0], 2); }},
+      {"linalg_norm_matrix_neg_2", [](const Inputs& in) { return linalg::norm_ord(in[0], -2); }},
+      {"linalg_norm_fro", [](const Inputs& in) { return linalg::norm_fro(in[0]); }},
+      {"linalg_norm_nuc", [](const Inputs& in) { return linalg::norm_nuc(in[0]); }},
+      {"linalg_norm_int", [](const Inputs& in) { return linalg::norm_ord(in[0], 1); }},
 
       // ---- Composite programs.
       {"softmax_rows",

@@ -131,6 +131,26 @@ TEST(LinalgSolvers, SingularValuesAndVectorsAgreeWithTheReferenceTallAndWide) {
   }
 }
 
+TEST(LinalgSolvers, QrAgreesWithTheReferenceAndRebuildsItsMatrix) {
+  for (DType dtype : {float32, float64, complex64, complex128}) {
+    for (auto [m, n] : {std::pair<int64_t, int64_t>{6, 4}, {3, 5}, {4, 4}}) {
+      const Array a = Rectangular({2}, m, n, dtype, 41);
+      for (const char* mode : {"reduced", "complete"}) {
+        // Both use LAPACK's reflections, so even the signs agree.
+        ExpectMatchesTheInterpreter([&] { return linalg::qr(a, mode).R; }, dtype, "r");
+        ExpectMatchesTheInterpreter([&] { return linalg::qr(a, mode).Q; }, dtype, "q");
+        const linalg::QrResult r = linalg::qr(a, mode);
+        ExpectClose(matmul(r.Q, r.R), a, dtype, "q r = a");
+        const int64_t q_cols = r.Q.shape()[2];
+        ExpectClose(matmul(conj(swapaxes(r.Q, -1, -2)), r.Q),
+                    broadcast_to(astype(eye(q_cols), dtype), Shape{2, q_cols, q_cols}), dtype,
+                    "q^H q = 1");
+      }
+    }
+  }
+  EXPECT_THROW((void)linalg::qr(eye(3), "raw"), Error);
+}
+
 TEST(LinalgSolvers, ALargerSystemSolvesToItsResidual) {
   const int64_t n = 200;
   const Array a = Square({}, n, float64, 20.0, 11);

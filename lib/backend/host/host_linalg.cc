@@ -43,6 +43,18 @@ void cgesdd_(const char*, const int*, const int*, c32*, const int*, float*, c32*
              const int*, c32*, const int*, float*, int*, int*, size_t);
 void zgesdd_(const char*, const int*, const int*, c64*, const int*, double*, c64*, const int*, c64*,
              const int*, c64*, const int*, double*, int*, int*, size_t);
+void sgeqrf_(const int*, const int*, float*, const int*, float*, float*, const int*, int*);
+void dgeqrf_(const int*, const int*, double*, const int*, double*, double*, const int*, int*);
+void cgeqrf_(const int*, const int*, c32*, const int*, c32*, c32*, const int*, int*);
+void zgeqrf_(const int*, const int*, c64*, const int*, c64*, c64*, const int*, int*);
+void sorgqr_(const int*, const int*, const int*, float*, const int*, const float*, float*,
+             const int*, int*);
+void dorgqr_(const int*, const int*, const int*, double*, const int*, const double*, double*,
+             const int*, int*);
+void cungqr_(const int*, const int*, const int*, c32*, const int*, const c32*, c32*, const int*,
+             int*);
+void zungqr_(const int*, const int*, const int*, c64*, const int*, const c64*, c64*, const int*,
+             int*);
 void ssyevd_(const char*, const char*, const int*, float*, const int*, float*, float*, const int*,
              int*, const int*, int*, size_t, size_t);
 void dsyevd_(const char*, const char*, const int*, double*, const int*, double*, double*,
@@ -149,6 +161,36 @@ struct Lapack<c64> {
 
 #undef GPUC_LAPACK_COMMON
 
+// Row-major [rows, cols] at `from` into column-major (its transpose's row-major) at `to`.
+template <typename T>
+void Transpose(const T* from, T* to, int64_t rows, int64_t cols) {
+  for (int64_t i = 0; i < rows; ++i) {
+    for (int64_t j = 0; j < cols; ++j) to[j * rows + i] = from[i * cols + j];
+  }
+}
+
+template <typename T, typename F>
+void Qr(F f, int m, int n, T* a, T* tau, int* info) {
+  const int lda = std::max(1, m);
+  int lwork = -1;
+  T size = 0;
+  f(&m, &n, a, &lda, tau, &size, &lwork, info);
+  lwork = std::max(1, static_cast<int>(std::real(size)));
+  std::vector<T> work(static_cast<size_t>(lwork));
+  f(&m, &n, a, &lda, tau, work.data(), &lwork, info);
+}
+
+template <typename T, typename F>
+void FormQ(F f, int m, int n, int k, T* a, const T* tau, int* info) {
+  const int lda = std::max(1, m);
+  int lwork = -1;
+  T size = 0;
+  f(&m, &n, &k, a, &lda, tau, &size, &lwork, info);
+  lwork = std::max(1, static_cast<int>(std::real(size)));
+  std::vector<T> work(static_cast<size_t>(lwork));
+  f(&m, &n, &k, a, &lda, tau, work.data(), &lwork, info);
+}
+
 // ?gesdd of the column-major m x n matrix `a`, jobz 'N', 'S' or 'A'; workspace queried.
 template <typename T, typename R, typename F>
 void RealSvd(F f, char jobz, int m, int n, T* a, R* s, T* u, int ldu, T* vt, int ldvt, int* info) {
@@ -199,6 +241,63 @@ void Gesdd(char jobz, int m, int n, c64* a, double* s, c64* u, int ldu, c64* vt,
   ComplexSvd(zgesdd_, jobz, m, n, a, s, u, ldu, vt, ldvt, info);
 }
 
+// ?geqrf then ?orgqr/?ungqr of the column-major m x n matrix in `a` (m x max(n, q_cols)):
+// r is read between the two, q after. Workspace queried once per call.
+void Geqrf(int m, int n, float* a, float* tau, int* info) { Qr(sgeqrf_, m, n, a, tau, info); }
+void Geqrf(int m, int n, double* a, double* tau, int* info) { Qr(dgeqrf_, m, n, a, tau, info); }
+void Geqrf(int m, int n, c32* a, c32* tau, int* info) { Qr(cgeqrf_, m, n, a, tau, info); }
+void Geqrf(int m, int n, c64* a, c64* tau, int* info) { Qr(zgeqrf_, m, n, a, tau, info); }
+void Orgqr(int m, int n, int k, float* a, const float* tau, int* info) {
+  FormQ(sorgqr_, m, n, k, a, tau, info);
+}
+void Orgqr(int m, int n, int k, double* a, const double* tau, int* info) {
+  FormQ(dorgqr_, m, n, k, a, tau, info);
+}
+void Orgqr(int m, int n, int k, c32* a, const c32* tau, int* info) {
+  FormQ(cungqr_, m, n, k, a, tau, info);
+}
+void Orgqr(int m, int n, int k, c64* a, const c64* tau, int* info) {
+  FormQ(zungqr_, m, n, k, a, tau, info);
+}
+
+template <typename T>
+absl::StatusOr<ir::HostTensor> RunQr(const ir::Node& node, LinalgRoutine routine,
+                                     const ir::HostTensor& a) {
+  ir::HostTensor out = ir::HostTensor::Uninitialized(node.type());
+  const ir::LinalgBatch batch = ir::BatchOf(a.type());
+  const int n = static_cast<int>(batch.n);
+  const int m = static_cast<int>(a.shape()[a.shape().rank() - 2]);
+  const int k = std::min(m, n);
+  const int q_cols = routine == LinalgRoutine::kQr ? k : m;
+  const int64_t per_out = batch.count == 0 ? 0 : node.shape().num_elements() / batch.count;
+  std::vector<T> work(static_cast<size_t>(std::max(1, m) * std::max({1, n, q_cols})));
+  std::vector<T> tau(static_cast<size_t>(std::max(1, k)));
+  for (int64_t index = 0; index < batch.count; ++index) {
+    Transpose(a.data_as<T>() + index * int64_t{m} * n, work.data(), m, n);
+    int info = 0;
+    if (k > 0) Geqrf(m, n, work.data(), tau.data(), &info);
+    if (info < 0) return absl::InternalError(absl::StrCat("geqrf: info ", info));
+    T* q = out.data_as<T>() + index * per_out;
+    T* r = q + int64_t{m} * q_cols;
+    for (int i = 0; i < q_cols; ++i) {
+      for (int c = 0; c < n; ++c) r[int64_t{i} * n + c] = c >= i ? work[int64_t{c} * m + i] : T(0);
+    }
+    if (m > 0 && q_cols > 0) {
+      if (k > 0) {
+        Orgqr(m, q_cols, k, work.data(), tau.data(), &info);
+      } else {  // nothing to reflect: q is the identity
+        std::fill(work.begin(), work.end(), T(0));
+        for (int i = 0; i < std::min(m, q_cols); ++i) work[int64_t{i} * m + i] = T(1);
+      }
+    }
+    if (info < 0) return absl::InternalError(absl::StrCat("orgqr: info ", info));
+    for (int i = 0; i < m; ++i) {
+      for (int c = 0; c < q_cols; ++c) q[int64_t{i} * q_cols + c] = work[int64_t{c} * m + i];
+    }
+  }
+  return out;
+}
+
 // The singular value routines on the batch. Row-major a [m, n] is column-major a^T [n, m],
 // and a^T = conj(v) s u^T: ?gesdd of that memory leaves u^T in its vt (read row-major: u) and
 // conj(v) in its u (read row-major: v^H), so nothing is transposed.
@@ -244,14 +343,6 @@ absl::StatusOr<ir::HostTensor> RunSvd(const ir::Node& node, LinalgRoutine routin
     std::copy(u.begin(), u.begin() + int64_t{lu_cols} * n, o);  // vh [lu_cols, n] = u's memory
   }
   return out;
-}
-
-// Row-major [rows, cols] at `from` into column-major (its transpose's row-major) at `to`.
-template <typename T>
-void Transpose(const T* from, T* to, int64_t rows, int64_t cols) {
-  for (int64_t i = 0; i < rows; ++i) {
-    for (int64_t j = 0; j < cols; ++j) to[j * rows + i] = from[i * cols + j];
-  }
 }
 
 template <typename T>
@@ -375,7 +466,9 @@ absl::StatusOr<ir::HostTensor> Run(const ir::Node& node, LinalgRoutine routine,
       case LinalgRoutine::kSvd:
       case LinalgRoutine::kSvdFull:
       case LinalgRoutine::kSvdvals:
-        return absl::InternalError("linalg: the singular value routines run in RunSvd");
+      case LinalgRoutine::kQr:
+      case LinalgRoutine::kQrComplete:
+        return absl::InternalError("linalg: rectangular routines run in RunSvd and RunQr");
     }
     if (info < 0) return absl::InternalError(absl::StrCat("LAPACK: info ", info));
   }
@@ -388,13 +481,18 @@ absl::StatusOr<ir::HostTensor> HostLinalg(const ir::Node& node, const ir::HostTe
                                           const ir::HostTensor* b) {
   absl::StatusOr<LinalgRoutine> routine = ir::ReadLinalgRoutine(node.attrs());
   if (!routine.ok()) return routine.status();
+  const bool qr = *routine == LinalgRoutine::kQr || *routine == LinalgRoutine::kQrComplete;
   if (ir::TakesRectangular(*routine)) {
     absl::StatusOr<ir::HostTensor> svd =
-        a.dtype() == ir::DType::kFloat32      ? RunSvd<float>(node, *routine, a)
-        : a.dtype() == ir::DType::kFloat64    ? RunSvd<double>(node, *routine, a)
-        : a.dtype() == ir::DType::kComplex64  ? RunSvd<c32>(node, *routine, a)
-        : a.dtype() == ir::DType::kComplex128 ? RunSvd<c64>(node, *routine, a)
-                                              : ir::EvalLinalgNode(node, a, b);
+        a.dtype() == ir::DType::kFloat32
+            ? (qr ? RunQr<float>(node, *routine, a) : RunSvd<float>(node, *routine, a))
+        : a.dtype() == ir::DType::kFloat64
+            ? (qr ? RunQr<double>(node, *routine, a) : RunSvd<double>(node, *routine, a))
+        : a.dtype() == ir::DType::kComplex64
+            ? (qr ? RunQr<c32>(node, *routine, a) : RunSvd<c32>(node, *routine, a))
+        : a.dtype() == ir::DType::kComplex128
+            ? (qr ? RunQr<c64>(node, *routine, a) : RunSvd<c64>(node, *routine, a))
+            : ir::EvalLinalgNode(node, a, b);
     if (!svd.ok() && !node.location().empty()) {
       return absl::Status(
           svd.status().code(),
