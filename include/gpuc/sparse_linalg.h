@@ -1,0 +1,55 @@
+//===- gpuc/sparse_linalg.h - SciPy's iterative sparse solvers ------------===//
+//
+// scipy.sparse.linalg's cg and bicgstab over a CsrMatrix (gpuc/sparse.h): each iteration is
+// one sparse product (cuSPARSE's SpMV on a GPU) and the vector updates and dot products around
+// it, which the compiler fuses; the loop is a C++ loop that reads the residual norm once an
+// iteration to decide whether to stop (its plans are cached after the first iteration).
+// Arguments are SciPy's (x0, rtol, atol, maxiter, a preconditioner M as a function that
+// approximates A^{-1} r, a callback with the iterate), and so is the stopping rule:
+// ||r|| < max(rtol ||b||, atol). The result's info is 0 on convergence and the iteration count
+// when maxiter was reached without it (SciPy's), or -1 for a breakdown (bicgstab: rho or
+// omega zero).
+//
+//===----------------------------------------------------------------------===//
+#ifndef GPUC_SPARSE_LINALG_H_
+#define GPUC_SPARSE_LINALG_H_
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+
+#include "gpuc/array.h"
+#include "gpuc/sparse.h"
+
+namespace gpuc::sparse::linalg {
+
+/// M(r) approximates A^{-1} r (SciPy's M, as a function).
+using Preconditioner = std::function<Array(const Array&)>;
+
+/// The Jacobi preconditioner r / diag(a) (a's diagonal read once, on the host; a zero on the
+/// diagonal is an error naming the row).
+Preconditioner jacobi(const CsrMatrix& a);
+
+struct SolverOptions {
+  std::optional<Array> x0;  // the first iterate (zeros when absent)
+  double rtol = 1e-5;
+  double atol = 0.0;
+  int64_t maxiter = 0;                            // 0: 10 n, SciPy's default
+  Preconditioner M;                               // none: the identity
+  std::function<void(const Array& xk)> callback;  // after each iteration
+};
+
+struct SolverResult {
+  Array x;
+  int64_t info = 0;        // 0: converged; > 0: iterations without convergence; -1: breakdown
+  int64_t iterations = 0;  // done
+};
+
+/// Conjugate gradients for a Hermitian positive definite a.
+SolverResult cg(const CsrMatrix& a, const Array& b, const SolverOptions& options = {});
+/// BiCGSTAB for a general square a.
+SolverResult bicgstab(const CsrMatrix& a, const Array& b, const SolverOptions& options = {});
+
+}  // namespace gpuc::sparse::linalg
+
+#endif  // GPUC_SPARSE_LINALG_H_

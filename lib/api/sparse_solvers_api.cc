@@ -1,0 +1,171 @@
+//===- sparse_solvers_api.cc - scipy.sparse.linalg's cg and bicgstab ------===//
+//
+// Written as SciPy writes them (scipy/sparse/linalg/_isolve/iterative.py), over lazy arrays:
+// each iteration's vector updates fuse around the sparse product, and the residual norm is
+// read once an iteration for the stopping test.
+//
+//===----------------------------------------------------------------------===//
+#include <cmath>
+#include <complex>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gpuc/creation.h"
+#include "gpuc/elementwise.h"
+#include "gpuc/evaluation.h"
+#include "gpuc/linalg.h"
+#include "gpuc/reductions.h"
+#include "gpuc/sparse_linalg.h"
+#include "lib/api/array_impl.h"
+#include "lib/api/recorder.h"
+
+namespace gpuc::sparse::linalg {
+namespace {
+
+std::string TypeText(const Array& a) {
+  return detail::ImplOf(a, "sparse.linalg").node->type().ToString();
+}
+
+// The solver's dtype and checked operands: a square a and b [n].
+DType CheckOperands(const char* op, const CsrMatrix& a, const Array& b) {
+  if (a.rows() != a.cols() || b.ndim() != 1 || b.shape()[0] != a.rows()) {
+    detail::ThrowInvalid(absl::StrCat("sparse.linalg.", op,
+                                      ": expects a square matrix and b [n]; got ", a.rows(), "x",
+                                      a.cols(), " and ", TypeText(b)));
+  }
+  const DType d = a.data().dtype();
+  const bool complex =
+      d == complex64 || d == complex128 || b.dtype() == complex64 || b.dtype() == complex128;
+  const bool single =
+      (d == float32 || d == complex64) && (b.dtype() == float32 || b.dtype() == complex64);
+  return complex ? (single ? complex64 : complex128) : (single ? float32 : float64);
+}
+
+double Norm(const Array& v) { return gpuc::linalg::norm(v).item<double>(); }
+
+// The conjugated dot product as a 0-d array (it stays lazy and fuses).
+Array Dot(const Array& x, const Array& y) { return vdot(x, y); }
+
+struct Setup {
+  DType dtype;
+  Array b, x, r;
+  double bound = 0;  // max(rtol ||b||, atol)
+  int64_t maxiter = 0;
+  bool done = false;  // b = 0: x = 0 is the answer
+};
+
+Setup Start(const char* op, const CsrMatrix& a, const Array& b, const SolverOptions& o) {
+  Setup s;
+  s.dtype = CheckOperands(op, a, b);
+  s.b = astype(b, s.dtype);
+  const double bnorm = Norm(s.b);
+  s.bound = std::max(o.rtol * bnorm, o.atol);
+  s.maxiter = o.maxiter > 0 ? o.maxiter : 10 * a.rows();
+  if (bnorm == 0.0) {
+    s.x = zeros({a.rows()}, s.dtype);
+    s.done = true;
+    return s;
+  }
+  if (o.x0) {
+    s.x = astype(*o.x0, s.dtype);
+    s.r = s.b - matmul(a, s.x);
+  } else {
+    s.x = zeros({a.rows()}, s.dtype);
+    s.r = s.b;
+  }
+  return s;
+}
+
+Array Apply(const SolverOptions& o, const Array& r) { return o.M ? o.M(r) : r; }
+
+}  // namespace
+
+Preconditioner jacobi(const CsrMatrix& a) {
+  if (a.rows() != a.cols()) {
+    detail::ThrowInvalid(absl::StrCat("sparse.linalg.jacobi: the matrix is ", a.rows(), "x",
+                                      a.cols(), ", not square"));
+  }
+  const std::vector<int64_t> indptr = astype(a.indptr(), int64).to_host<int64_t>();
+  const std::vector<int64_t> indices = astype(a.indices(), int64).to_host<int64_t>();
+  const std::vector<std::complex<double>> data =
+      astype(a.data(), complex128).to_host<std::complex<double>>();
+  std::vector<std::complex<double>> inverse(static_cast<size_t>(a.rows()));
+  for (int64_t row = 0; row < a.rows(); ++row) {
+    std::complex<double> d = 0.0;
+    for (int64_t k = indptr[row]; k < indptr[row + 1]; ++k) {
+      if (indices[k] == row) d += data[k];
+    }
+    if (d == 0.0) {
+      detail::ThrowInvalid(
+          absl::StrCat("sparse.linalg.jacobi: row ", row, " has a zero on the diagonal"));
+    }
+    inverse[row] = 1.0 / d;
+  }
+  const DType d = a.data().dtype();
+  const bool complex = d == complex64 || d == complex128;
+  Array scale = complex ? astype(array(inverse), d)
+                        : astype(real(array(inverse)), d == float32 ? float32 : float64);
+  scale.eval();
+  return [scale](const Array& r) { return r * scale; };
+}
+
+SolverResult cg(const CsrMatrix& a, const Array& b, const SolverOptions& options) {
+  Setup s = Start("cg", a, b, options);
+  if (s.done) return {s.x, 0, 0};
+  Array p, rho_prev;
+  for (int64_t iteration = 0; iteration < s.maxiter; ++iteration) {
+    if (Norm(s.r) < s.bound) return {s.x, 0, iteration};
+    const Array z = Apply(options, s.r);
+    const Array rho = Dot(s.r, z);
+    p = iteration == 0 ? z : z + (rho / rho_prev) * p;
+    const Array q = matmul(a, p);
+    const Array alpha = rho / Dot(p, q);
+    s.x = s.x + alpha * p;
+    s.r = s.r - alpha * q;
+    rho_prev = rho;
+    eval({s.x, s.r, p, rho_prev});
+    if (options.callback) options.callback(s.x);
+  }
+  if (Norm(s.r) < s.bound) return {s.x, 0, s.maxiter};
+  return {s.x, s.maxiter, s.maxiter};
+}
+
+SolverResult bicgstab(const CsrMatrix& a, const Array& b, const SolverOptions& options) {
+  Setup s = Start("bicgstab", a, b, options);
+  if (s.done) return {s.x, 0, 0};
+  const Array rtilde = s.r;
+  Array p, v, rho_prev, alpha, omega;
+  for (int64_t iteration = 0; iteration < s.maxiter; ++iteration) {
+    if (Norm(s.r) < s.bound) return {s.x, 0, iteration};
+    const Array rho = Dot(rtilde, s.r);
+    if (std::abs(astype(rho, complex128).item<std::complex<double>>()) == 0.0) {
+      return {s.x, -1, iteration};  // breakdown
+    }
+    p = iteration == 0 ? s.r : s.r + (rho / rho_prev) * (alpha / omega) * (p - omega * v);
+    const Array phat = Apply(options, p);
+    v = matmul(a, phat);
+    alpha = rho / Dot(rtilde, v);
+    const Array half = s.r - alpha * v;
+    s.x = s.x + alpha * phat;
+    if (Norm(half) < s.bound) {
+      s.x.eval();
+      if (options.callback) options.callback(s.x);
+      return {s.x, 0, iteration + 1};
+    }
+    const Array shat = Apply(options, half);
+    const Array t = matmul(a, shat);
+    omega = Dot(t, half) / Dot(t, t);
+    s.x = s.x + omega * shat;
+    s.r = half - omega * t;
+    rho_prev = rho;
+    eval({s.x, s.r, p, v, rho_prev, alpha, omega});
+    if (std::abs(astype(omega, complex128).item<std::complex<double>>()) == 0.0) {
+      return {s.x, -1, iteration + 1};
+    }
+    if (options.callback) options.callback(s.x);
+  }
+  if (Norm(s.r) < s.bound) return {s.x, 0, s.maxiter};
+  return {s.x, s.maxiter, s.maxiter};
+}
+
+}  // namespace gpuc::sparse::linalg
