@@ -113,8 +113,11 @@ SolverResult cg(const CsrMatrix& a, const Array& b, const SolverOptions& options
   Setup s = Start("cg", a, b, options);
   if (s.done) return {s.x, 0, 0};
   Array p, rho_prev;
+  // The residual's norm is computed in the same evaluation as the residual (one plan an
+  // iteration) and read at the top of the next.
+  Array r_norm = gpuc::linalg::norm(s.r);
   for (int64_t iteration = 0; iteration < s.maxiter; ++iteration) {
-    if (Norm(s.r) < s.bound) return {s.x, 0, iteration};
+    if (r_norm.item<double>() < s.bound) return {s.x, 0, iteration};
     const Array z = Apply(options, s.r);
     const Array rho = Dot(s.r, z);
     p = iteration == 0 ? z : z + (rho / rho_prev) * p;
@@ -123,10 +126,11 @@ SolverResult cg(const CsrMatrix& a, const Array& b, const SolverOptions& options
     s.x = s.x + alpha * p;
     s.r = s.r - alpha * q;
     rho_prev = rho;
-    eval({s.x, s.r, p, rho_prev});
+    r_norm = gpuc::linalg::norm(s.r);
+    eval({s.x, s.r, p, rho_prev, r_norm});
     if (options.callback) options.callback(s.x);
   }
-  if (Norm(s.r) < s.bound) return {s.x, 0, s.maxiter};
+  if (r_norm.item<double>() < s.bound) return {s.x, 0, s.maxiter};
   return {s.x, s.maxiter, s.maxiter};
 }
 
@@ -135,9 +139,10 @@ SolverResult bicgstab(const CsrMatrix& a, const Array& b, const SolverOptions& o
   if (s.done) return {s.x, 0, 0};
   const Array rtilde = s.r;
   Array p, v, rho_prev, alpha, omega;
+  Array r_norm = gpuc::linalg::norm(s.r), rho = Dot(rtilde, s.r);  // evaluated together
   for (int64_t iteration = 0; iteration < s.maxiter; ++iteration) {
-    if (Norm(s.r) < s.bound) return {s.x, 0, iteration};
-    const Array rho = Dot(rtilde, s.r);
+    eval({r_norm, rho});
+    if (r_norm.item<double>() < s.bound) return {s.x, 0, iteration};
     if (std::abs(astype(rho, complex128).item<std::complex<double>>()) == 0.0) {
       return {s.x, -1, iteration};  // breakdown
     }
@@ -147,7 +152,9 @@ SolverResult bicgstab(const CsrMatrix& a, const Array& b, const SolverOptions& o
     alpha = rho / Dot(rtilde, v);
     const Array half = s.r - alpha * v;
     s.x = s.x + alpha * phat;
-    if (Norm(half) < s.bound) {
+    Array half_norm = gpuc::linalg::norm(half);
+    eval({s.x, half, half_norm, alpha, v});
+    if (half_norm.item<double>() < s.bound) {
       s.x.eval();
       if (options.callback) options.callback(s.x);
       return {s.x, 0, iteration + 1};
@@ -158,13 +165,15 @@ SolverResult bicgstab(const CsrMatrix& a, const Array& b, const SolverOptions& o
     s.x = s.x + omega * shat;
     s.r = half - omega * t;
     rho_prev = rho;
-    eval({s.x, s.r, p, v, rho_prev, alpha, omega});
+    r_norm = gpuc::linalg::norm(s.r);
+    rho = Dot(rtilde, s.r);
+    eval({s.x, s.r, p, v, rho_prev, alpha, omega, r_norm, rho});
     if (std::abs(astype(omega, complex128).item<std::complex<double>>()) == 0.0) {
       return {s.x, -1, iteration + 1};
     }
     if (options.callback) options.callback(s.x);
   }
-  if (Norm(s.r) < s.bound) return {s.x, 0, s.maxiter};
+  if (r_norm.item<double>() < s.bound) return {s.x, 0, s.maxiter};
   return {s.x, s.maxiter, s.maxiter};
 }
 
