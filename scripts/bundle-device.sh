@@ -16,7 +16,7 @@ cp build-device/bin/gpuc build-device/test/unit/gpuc_unit_tests build-device/tes
   build-device/bench/bench_host build-device/bench/bench_gpu build-device/bench/science_heat2d build-device/bench/science_cg build-device/bench/science_jacobi3d \
   build-device/bench/science_shallow_water build-device/bench/science_monte_carlo \
   build-device/bench/science_kmeans build-device/bench/science_nbody \
-  build-device/bench/bench_loops build-device/examples/api/example_heat_equation "$stage/bin/"
+  build-device/bench/bench_loops build-device/bench/bench_solvers build-device/examples/api/example_heat_equation "$stage/bin/"
 # Executables ask for the SONAME (libgpuc.so.0); the file under that name, not the symlink.
 cp -L build-device/lib/libgpuc.so.0 "$stage/lib/"
 # Every Abseil (and Benchmark) library the binaries need, found by the loader here.
