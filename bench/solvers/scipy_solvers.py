@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""bench/solvers/scipy_solvers.py — bench_solvers' problems in SciPy (cg, bicgstab).
+"""bench/solvers/scipy_solvers.py — bench_solvers' problems in SciPy (cg, bicgstab, gmres).
 
 The 5-point Poisson matrix of a side x side grid (bicgstab: with a convection term), b =
 sin(0.37 k + 1), rtol 1e-8, as bench/solvers/solvers_main.cc. One JSON line per (solver, side):
@@ -32,10 +32,14 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
-    for name in ("cg", "bicgstab"):
+    for name in ("cg", "bicgstab", "gmres"):
         solver = getattr(spla, name)
         key = "rtol" if "rtol" in inspect.signature(solver).parameters else "tol"
+        # gmres: restart 20 and one callback per Arnoldi step (the residual-norm kind)
+        extra = {"restart": 20, "callback_type": "pr_norm"} if name == "gmres" else {}
         for side in (64, 256):
+            if name == "gmres" and side > 64:
+                continue
             a = poisson(side, 0.0 if name == "cg" else 0.5)
             b = np.sin(np.arange(side * side) * 0.37 + 1.0)
             count = [0]
@@ -45,7 +49,8 @@ def main():
 
             def run():
                 count[0] = 0
-                return solver(a, b, atol=0.0, maxiter=20000, callback=callback, **{key: 1e-8})
+                return solver(a, b, atol=0.0, maxiter=20000, callback=callback, **{key: 1e-8},
+                              **extra)
 
             start = time.perf_counter()
             x, info = run()

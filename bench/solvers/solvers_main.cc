@@ -2,10 +2,10 @@
 //
 //   bench_solvers [--repeat R]
 //
-// scipy.sparse.linalg's cg and bicgstab as gpuc::sparse::linalg runs them, on the 5-point
-// Poisson matrix of a side x side grid (bicgstab with a convection term, so nonsymmetric),
-// rtol 1e-8, b from the same closed formula as bench/solvers/scipy_solvers.py. One JSON line
-// per (solver, side): iterations, the cold first call and the median warm call, and the
+// scipy.sparse.linalg's cg, bicgstab and gmres (restart 20, side 64) as gpuc::sparse::linalg runs
+// them, on the 5-point Poisson matrix of a side x side grid (bicgstab with a convection term, so
+// nonsymmetric), rtol 1e-8, b from the same closed formula as bench/solvers/scipy_solvers.py. One
+// JSON line per (solver, side): iterations, the cold first call and the median warm call, and the
 // relative residual reached. On the host back end by default; a GPU machine runs it there.
 //
 //===----------------------------------------------------------------------===//
@@ -56,9 +56,11 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     if (std::string(argv[i]) == "--repeat" && i + 1 < argc) repeat = std::atoi(argv[++i]);
   }
-  for (const char* solver : {"cg", "bicgstab"}) {
+  for (const char* solver : {"cg", "bicgstab", "gmres"}) {
     for (int64_t side : {64, 256}) {
       const bool cg = std::string(solver) == "cg";
+      const bool gmres = std::string(solver) == "gmres";
+      if (gmres && side > 64) continue;  // GMRES(20) takes thousands of steps there
       const CsrMatrix a = Poisson(side, cg ? 0.0 : 0.5);
       const int64_t n = side * side;
       Array k = gpuc::arange(0, n, 1, gpuc::float64);
@@ -69,7 +71,9 @@ int main(int argc, char** argv) {
       options.maxiter = 20000;
       auto run = [&] {
         gpuc::sparse::linalg::SolverResult r = cg ? gpuc::sparse::linalg::cg(a, b, options)
-                                                  : gpuc::sparse::linalg::bicgstab(a, b, options);
+                                               : gmres
+                                                   ? gpuc::sparse::linalg::gmres(a, b, options, 20)
+                                                   : gpuc::sparse::linalg::bicgstab(a, b, options);
         r.x.eval();
         return r;
       };

@@ -49,6 +49,13 @@ struct SolverResult {
 SolverResult cg(const CsrMatrix& a, const Array& b, const SolverOptions& options = {});
 /// BiCGSTAB for a general square a.
 SolverResult bicgstab(const CsrMatrix& a, const Array& b, const SolverOptions& options = {});
+/// Restarted GMRES(restart) for a general square a, preconditioned on the left by M. maxiter
+/// counts restart cycles (SciPy's; default 10 n), iterations the Arnoldi steps done, and the
+/// callback sees the iterate after each cycle (SciPy's callback_type="x"). Each Arnoldi step
+/// is one plan (the product, the modified Gram-Schmidt dot products and the new basis vector);
+/// the small Hessenberg least-squares problem is solved on the host with Givens rotations.
+SolverResult gmres(const CsrMatrix& a, const Array& b, const SolverOptions& options = {},
+                   int64_t restart = 20);
 
 }  // namespace gpuc::sparse::linalg
 

@@ -177,4 +177,92 @@ SolverResult bicgstab(const CsrMatrix& a, const Array& b, const SolverOptions& o
   return {s.x, s.maxiter, s.maxiter};
 }
 
+SolverResult gmres(const CsrMatrix& a, const Array& b, const SolverOptions& options,
+                   int64_t restart) {
+  using Complex = std::complex<double>;
+  if (restart < 1) {
+    detail::ThrowInvalid(
+        absl::StrCat("sparse.linalg.gmres: restart must be positive, not ", restart));
+  }
+  Setup s = Start("gmres", a, b, options);
+  if (s.done) return {s.x, 0, 0};
+  const int64_t m = std::min<int64_t>(restart, a.rows());
+  int64_t steps = 0;
+  auto read = [](const Array& scalar) { return astype(scalar, complex128).item<Complex>(); };
+  for (int64_t cycle = 0; cycle < s.maxiter; ++cycle) {
+    const Array r = s.b - matmul(a, s.x);
+    Array r_norm = gpuc::linalg::norm(r);
+    const Array z = Apply(options, r);
+    Array beta = gpuc::linalg::norm(z);
+    eval({r_norm, beta});
+    if (r_norm.item<double>() < s.bound) return {s.x, 0, steps};
+    const double beta_value = beta.item<double>();
+    if (beta_value == 0.0) return {s.x, -1, steps};
+    std::vector<Array> basis = {z / beta_value};
+    basis.back().eval();
+    // Column j of the Hessenberg matrix, rotated by the Givens rotations so far; g is the
+    // rotated right-hand side beta e_0, |g[j + 1]| the preconditioned residual's norm.
+    std::vector<std::vector<Complex>> h;
+    std::vector<double> cs;
+    std::vector<Complex> sn, g = {Complex(beta_value, 0.0)};
+    int64_t used = 0;
+    for (int64_t j = 0; j < m; ++j) {
+      Array w = Apply(options, matmul(a, basis[j]));
+      std::vector<Array> dots;
+      for (int64_t i = 0; i <= j; ++i) {  // modified Gram-Schmidt, one plan for the whole step
+        dots.push_back(Dot(basis[i], w));
+        w = w - dots.back() * basis[i];
+      }
+      Array w_norm = gpuc::linalg::norm(w);
+      std::vector<Array> evaluated = dots;
+      evaluated.push_back(w_norm);
+      evaluated.push_back(w);
+      eval(evaluated);
+      std::vector<Complex> column;
+      for (const Array& d : dots) column.push_back(read(d));
+      const double next = w_norm.item<double>();
+      column.push_back(Complex(next, 0.0));
+      for (int64_t i = 0; i < j; ++i) {  // the earlier rotations
+        const Complex t = cs[i] * column[i] + sn[i] * column[i + 1];
+        column[i + 1] = -std::conj(sn[i]) * column[i] + cs[i] * column[i + 1];
+        column[i] = t;
+      }
+      const double norm = std::hypot(std::abs(column[j]), std::abs(column[j + 1]));
+      const double c = norm == 0.0 ? 1.0 : std::abs(column[j]) / norm;
+      const Complex phase =
+          std::abs(column[j]) == 0.0 ? Complex(1.0, 0.0) : column[j] / std::abs(column[j]);
+      const Complex sv = norm == 0.0 ? Complex(0.0, 0.0) : phase * std::conj(column[j + 1]) / norm;
+      column[j] = c * column[j] + sv * column[j + 1];
+      column[j + 1] = 0.0;
+      cs.push_back(c);
+      sn.push_back(sv);
+      g.push_back(-std::conj(sv) * g[j]);
+      g[j] = c * g[j];
+      h.push_back(std::move(column));
+      ++used;
+      ++steps;
+      if (std::abs(g[j + 1]) < s.bound || next == 0.0) break;
+      basis.push_back(w / next);
+    }
+    // y from the rotated upper triangle, then x += V y.
+    std::vector<Complex> y(static_cast<size_t>(used));
+    for (int64_t i = used - 1; i >= 0; --i) {
+      Complex sum = g[i];
+      for (int64_t k = i + 1; k < used; ++k) sum -= h[k][i] * y[k];
+      y[i] = sum / h[i][i];
+    }
+    const bool complex = s.dtype == complex64 || s.dtype == complex128;
+    for (int64_t i = 0; i < used; ++i) {
+      const Array coefficient = complex ? astype(array(std::vector<Complex>{y[i]}), s.dtype)
+                                        : astype(array(std::vector<double>{y[i].real()}), s.dtype);
+      s.x = s.x + coefficient(0) * basis[i];
+    }
+    s.x.eval();
+    if (options.callback) options.callback(s.x);
+  }
+  Array r_norm = gpuc::linalg::norm(s.b - matmul(a, s.x));
+  if (r_norm.item<double>() < s.bound) return {s.x, 0, steps};
+  return {s.x, s.maxiter, steps};
+}
+
 }  // namespace gpuc::sparse::linalg

@@ -99,6 +99,52 @@ TEST(SparseSolvers, BicgstabSolvesANonsymmetricSystemWithAndWithoutAPrecondition
   EXPECT_LT(RelativeError(m.x, exact), 1e-8);
 }
 
+TEST(SparseSolvers, RestartedGmresSolvesANonsymmetricSystem) {
+  const CsrMatrix a = Poisson(12, 1.5);
+  const Array b = array(test::UniformDoubles(144, 5)) - 0.5;
+  const Array exact = linalg::solve(a.to_dense(), b);
+  sl::SolverOptions options;
+  options.rtol = 1e-10;
+  int64_t cycles = 0;
+  options.callback = [&](const Array&) { ++cycles; };
+  // A short restart takes several cycles; a long one converges in one.
+  const sl::SolverResult restarted = sl::gmres(a, b, options, 8);
+  EXPECT_EQ(restarted.info, 0);
+  EXPECT_GT(cycles, 1);
+  EXPECT_LT(RelativeError(restarted.x, exact), 1e-8);
+  cycles = 0;
+  const sl::SolverResult whole = sl::gmres(a, b, options, 200);
+  EXPECT_EQ(whole.info, 0);
+  EXPECT_EQ(cycles, 1);
+  EXPECT_LE(whole.iterations, restarted.iterations);
+  EXPECT_LT(RelativeError(whole.x, exact), 1e-8);
+  options.M = sl::jacobi(a);
+  EXPECT_LT(RelativeError(sl::gmres(a, b, options, 8).x, exact), 1e-8);
+  // Not converged within maxiter cycles: info is that count.
+  sl::SolverOptions short_run;
+  short_run.rtol = 1e-12;
+  short_run.maxiter = 2;
+  EXPECT_EQ(sl::gmres(a, b, short_run, 3).info, 2);
+  EXPECT_THROW((void)sl::gmres(a, b, {}, 0), Error);
+}
+
+TEST(SparseSolvers, ComplexSystemsSolveWithGmresAndBicgstab) {
+  const CsrMatrix real = Poisson(8, 1.0);
+  const Array scale = array(std::vector<std::complex<double>>{{1.0, 0.5}});
+  const CsrMatrix a(real.data() * scale(0), real.indices(), real.indptr(), real.shape());
+  const Array b = astype(array(test::UniformDoubles(64, 6)) - 0.5, complex128) * scale(0) +
+                  array(std::vector<std::complex<double>>{{0.0, 0.25}})(0);
+  const Array exact = linalg::solve(a.to_dense(), b);
+  sl::SolverOptions options;
+  options.rtol = 1e-10;
+  const sl::SolverResult g = sl::gmres(a, b, options, 10), s = sl::bicgstab(a, b, options);
+  EXPECT_EQ(g.info, 0);
+  EXPECT_EQ(s.info, 0);
+  EXPECT_EQ(g.x.dtype(), complex128);
+  EXPECT_LT(RelativeError(g.x, exact), 1e-8);
+  EXPECT_LT(RelativeError(s.x, exact), 1e-8);
+}
+
 TEST(SparseSolvers, MaxiterX0AZeroRightHandSideAndSinglePrecision) {
   const CsrMatrix a = Poisson(10);
   const Array b = array(test::UniformDoubles(100, 4)) - 0.5;
