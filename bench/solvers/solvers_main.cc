@@ -56,12 +56,13 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     if (std::string(argv[i]) == "--repeat" && i + 1 < argc) repeat = std::atoi(argv[++i]);
   }
-  for (const char* solver : {"cg", "bicgstab", "gmres"}) {
+  for (const char* solver : {"cg", "bicgstab", "gmres", "minres"}) {
     for (int64_t side : {64, 256}) {
       const bool cg = std::string(solver) == "cg";
       const bool gmres = std::string(solver) == "gmres";
+      const bool minres = std::string(solver) == "minres";
       if (gmres && side > 64) continue;  // GMRES(20) takes thousands of steps there
-      const CsrMatrix a = Poisson(side, cg ? 0.0 : 0.5);
+      const CsrMatrix a = Poisson(side, cg || minres ? 0.0 : 0.5);
       const int64_t n = side * side;
       Array k = gpuc::arange(0, n, 1, gpuc::float64);
       Array b = gpuc::sin(k * 0.37 + 1.0);
@@ -70,10 +71,17 @@ int main(int argc, char** argv) {
       options.rtol = 1e-8;
       options.maxiter = 20000;
       auto run = [&] {
-        gpuc::sparse::linalg::SolverResult r = cg ? gpuc::sparse::linalg::cg(a, b, options)
-                                               : gmres
-                                                   ? gpuc::sparse::linalg::gmres(a, b, options, 20)
-                                                   : gpuc::sparse::linalg::bicgstab(a, b, options);
+        namespace sl = gpuc::sparse::linalg;
+        gpuc::sparse::linalg::SolverResult r;
+        if (cg) {
+          r = sl::cg(a, b, options);
+        } else if (gmres) {
+          r = sl::gmres(a, b, options, 20);
+        } else if (minres) {
+          r = sl::minres(a, b, options);
+        } else {
+          r = sl::bicgstab(a, b, options);
+        }
         r.x.eval();
         return r;
       };

@@ -56,6 +56,12 @@ SolverResult bicgstab(const CsrMatrix& a, const Array& b, const SolverOptions& o
 /// the small Hessenberg least-squares problem is solved on the host with Givens rotations.
 SolverResult gmres(const CsrMatrix& a, const Array& b, const SolverOptions& options = {},
                    int64_t restart = 20);
+/// MINRES for a Hermitian (possibly indefinite) a, with a Hermitian positive definite
+/// preconditioner M (Paige and Saunders' recurrences: the Lanczos vectors on the device, the
+/// 2 x 2 rotations on the host). It stops when its running estimate of ||b - a x|| falls
+/// below max(rtol ||b||, atol) (SciPy's minres tests a relative estimate of its own; the
+/// iterates are the same).
+SolverResult minres(const CsrMatrix& a, const Array& b, const SolverOptions& options = {});
 
 }  // namespace gpuc::sparse::linalg
 

@@ -265,4 +265,64 @@ SolverResult gmres(const CsrMatrix& a, const Array& b, const SolverOptions& opti
   return {s.x, s.maxiter, steps};
 }
 
+SolverResult minres(const CsrMatrix& a, const Array& b, const SolverOptions& options) {
+  Setup s = Start("minres", a, b, options);
+  if (s.done) return {s.x, 0, 0};
+  // Lanczos on M a with the M-inner product: y = M r1, beta1 = sqrt(r1 . y).
+  Array r1 = s.r, y = Apply(options, r1);
+  Array beta_array = sqrt(real(Dot(r1, y)));
+  Array r_norm = gpuc::linalg::norm(r1);
+  eval({y, beta_array, r_norm});
+  if (r_norm.item<double>() < s.bound) return {s.x, 0, 0};
+  double beta1 = beta_array.item<double>();
+  if (!(beta1 > 0.0)) return {s.x, -1, 0};  // M is not positive definite here
+  double beta = beta1, old_beta = 0.0, dbar = 0.0, epsln = 0.0, phibar = beta1;
+  double cs = -1.0, sn = 0.0;
+  Array r2 = r1, w = zeros({a.rows()}, s.dtype), w2 = w;
+  for (int64_t iteration = 0; iteration < s.maxiter; ++iteration) {
+    const Array v = y * (1.0 / beta);
+    Array next = matmul(a, v);
+    if (iteration > 0) next = next - (beta / old_beta) * r1;
+    Array alpha_array = real(Dot(v, next));
+    eval({next, alpha_array});
+    const double alpha = alpha_array.item<double>();
+    next = next - (alpha / beta) * r2;
+    r1 = r2;
+    r2 = next;
+    y = Apply(options, r2);
+    Array beta_next = sqrt(real(Dot(r2, y)));
+    eval({r2, y, beta_next});
+    old_beta = beta;
+    beta = beta_next.item<double>();
+    // The previous rotation on the new column, then a new rotation.
+    const double oldeps = epsln;
+    const double delta = cs * dbar + sn * alpha;
+    const double gbar = sn * dbar - cs * alpha;
+    epsln = sn * beta;
+    dbar = -cs * beta;
+    const double gamma = std::max(std::hypot(gbar, beta), 1e-300);
+    cs = gbar / gamma;
+    sn = beta / gamma;
+    const double phi = cs * phibar;
+    phibar = sn * phibar;
+    // x += phi w, w = (v - oldeps w1 - delta w2) / gamma.
+    const Array w1 = w2;
+    w2 = w;
+    w = (v - oldeps * w1 - delta * w2) * (1.0 / gamma);
+    s.x = s.x + phi * w;
+    eval({s.x, w, w2});
+    if (options.callback) options.callback(s.x);
+    // phibar is ||b - a x|| in the M^-1 norm; without M it is the residual's norm.
+    if (!options.M && std::abs(phibar) < s.bound) return {s.x, 0, iteration + 1};
+    if (options.M || beta == 0.0) {
+      Array true_norm = gpuc::linalg::norm(s.b - matmul(a, s.x));
+      if (true_norm.item<double>() < s.bound) return {s.x, 0, iteration + 1};
+      if (beta == 0.0) return {s.x, -1, iteration + 1};
+    }
+  }
+  Array final_norm = gpuc::linalg::norm(s.b - matmul(a, s.x));
+  if (final_norm.item<double>() < s.bound) return {s.x, 0, s.maxiter};
+  return {s.x, s.maxiter, s.maxiter};
+}
+
 }  // namespace gpuc::sparse::linalg

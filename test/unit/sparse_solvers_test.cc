@@ -21,7 +21,7 @@ namespace sl = sparse::linalg;
 
 // The 5-point Laplacian of a side x side grid, plus `convection` times a one-sided difference
 // along x (nonsymmetric when nonzero) and a diagonal that grows along the rows by `spread`.
-CsrMatrix Poisson(int64_t side, double convection = 0.0, double spread = 0.0) {
+CsrMatrix Poisson(int64_t side, double convection = 0.0, double spread = 0.0, double shift = 0.0) {
   std::vector<int64_t> rows, cols;
   std::vector<double> values;
   auto add = [&](int64_t r, int64_t c, double v) {
@@ -32,7 +32,7 @@ CsrMatrix Poisson(int64_t side, double convection = 0.0, double spread = 0.0) {
   for (int64_t i = 0; i < side; ++i) {
     for (int64_t j = 0; j < side; ++j) {
       const int64_t k = i * side + j;
-      add(k, k, 4.0 + convection + spread * static_cast<double>(i));
+      add(k, k, 4.0 + convection + spread * static_cast<double>(i) - shift);
       if (i > 0) add(k, k - side, -1.0);
       if (i + 1 < side) add(k, k + side, -1.0);
       if (j > 0) add(k, k - 1, -1.0 - convection);
@@ -143,6 +143,34 @@ TEST(SparseSolvers, ComplexSystemsSolveWithGmresAndBicgstab) {
   EXPECT_EQ(g.x.dtype(), complex128);
   EXPECT_LT(RelativeError(g.x, exact), 1e-8);
   EXPECT_LT(RelativeError(s.x, exact), 1e-8);
+}
+
+TEST(SparseSolvers, MinresSolvesSymmetricIndefiniteSystems) {
+  // The Laplacian shifted into its spectrum: symmetric, with negative and positive eigenvalues
+  // (cg's assumption fails; minres's does not).
+  const CsrMatrix a = Poisson(10, 0.0, 0.0, 2.5);
+  const Array b = array(test::UniformDoubles(100, 7)) - 0.5;
+  const Array exact = linalg::solve(a.to_dense(), b);
+  const std::vector<double> eigenvalues = linalg::eigvalsh(a.to_dense()).to_host<double>();
+  ASSERT_LT(eigenvalues.front(), 0.0);
+  ASSERT_GT(eigenvalues.back(), 0.0);
+  sl::SolverOptions options;
+  options.rtol = 1e-10;
+  int64_t calls = 0;
+  options.callback = [&](const Array&) { ++calls; };
+  const sl::SolverResult r = sl::minres(a, b, options);
+  EXPECT_EQ(r.info, 0);
+  EXPECT_EQ(calls, r.iterations);
+  EXPECT_LT(RelativeError(r.x, exact), 1e-7);
+  EXPECT_LT(linalg::norm(b - matmul(a, r.x)).item<double>(), 1e-9 * linalg::norm(b).item<double>());
+  // A positive definite preconditioner (the diagonal's magnitude) on a positive definite system.
+  const CsrMatrix spd = Poisson(10, 0.0, 10.0);
+  sl::SolverOptions preconditioned;
+  preconditioned.rtol = 1e-10;
+  preconditioned.M = sl::jacobi(spd);
+  const sl::SolverResult p = sl::minres(spd, b, preconditioned);
+  EXPECT_EQ(p.info, 0);
+  EXPECT_LT(RelativeError(p.x, linalg::solve(spd.to_dense(), b)), 1e-7);
 }
 
 TEST(SparseSolvers, MaxiterX0AZeroRightHandSideAndSinglePrecision) {
