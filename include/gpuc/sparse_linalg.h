@@ -2,8 +2,9 @@
 //
 // scipy.sparse.linalg's cg, bicgstab, gmres and minres over a CsrMatrix (gpuc/sparse.h):
 // each iteration is one sparse product (cuSPARSE's SpMV on a GPU) and the vector updates and
-// dot products around it, which the compiler fuses; the loop is a C++ loop that reads the residual norm once an
-// iteration to decide whether to stop (its plans are cached after the first iteration).
+// dot products around it, which the compiler fuses; the loop is a C++ loop that reads the
+// residual norm once an iteration to decide whether to stop (its plans are cached after the
+// first iteration).
 // Arguments are SciPy's (x0, rtol, atol, maxiter, a preconditioner M as a function that
 // approximates A^{-1} r, a callback with the iterate), and so is the stopping rule:
 // ||r|| < max(rtol ||b||, atol). The result's info is 0 on convergence and the iteration count
