@@ -165,8 +165,10 @@ absl::StatusOr<std::vector<DeviceTensor>> GpuExecutor::Run(const GpuPlan& plan,
     const passes::BufferAssignment* b = plan.buffers.Find(n);
     DeviceTensor t{n->type(), nullptr, 0};
     if (b && b->kind == passes::BufferAssignment::Kind::kIntermediate) {
+      // A plan whose intermediates are all empty has no arena (0 bytes); they need no
+      // storage, and nothing reads or writes their address.
       t.storage = arena;
-      t.address = arena->address() + static_cast<uint64_t>(b->offset);
+      t.address = arena ? arena->address() + static_cast<uint64_t>(b->offset) : 0;
     } else {
       absl::StatusOr<std::shared_ptr<DeviceStorage>> s =
           DeviceStorage::Allocate(*impl_->device, stream, static_cast<size_t>(t.size_in_bytes()));
