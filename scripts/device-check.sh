@@ -68,6 +68,8 @@ elif [ "$mode" = loops ]; then
     tee "$out/loops-gpu/cupy.jsonl"
   timeout 300 python3 bench/loops/jax_loops.py --check "$out/loops-gpu" | tee "$out/loops-gpu/jax.jsonl"
   rm -f "$out"/loops-gpu/*.npy  # the checks are done; the results need not travel back
+  # Issue 33's iterative solvers on the GPU (SciPy's time is the CPU's: bench/solvers).
+  timeout 200 "$bin/bench_solvers" | tee "$out/solvers-gpu.jsonl"
   GPUC_BACKEND=host bash bench/loops/run.sh "$bin/bench_loops" "$out/loops-host" | grep gpuc
 elif [ "$mode" = user-kernels ]; then
   timeout 240 "$bin/bench_gpu" --user-kernels $quick | tee "$out/user-kernels-bench.jsonl"
