@@ -44,6 +44,12 @@ int64_t PositionOf(const Node& node, int axis) {
   return (*numbers)[axis];
 }
 
+NodeRef PlacedAt(const NodeRef& node, absl::Span<const int64_t> positions) {
+  if (positions.empty() || !node->attrs().Has("positions")) return node;
+  return Node::Create(node->op(), node->type(), node->operands(), WithPositions(*node, positions),
+                      node->name(), node->location());
+}
+
 Attributes WithPositions(const Node& node, absl::Span<const int64_t> positions) {
   const std::vector<int64_t>* numbers = node.attrs().Get<std::vector<int64_t>>("positions");
   const char* attr = OffsetAttribute(node);

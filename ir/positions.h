@@ -41,6 +41,11 @@ std::optional<Attributes> NumberPositions(const Node& node, int64_t& next);
 /// they are when it names none or `positions` is empty.
 Attributes WithPositions(const Node& node, absl::Span<const int64_t> positions);
 
+/// `node` as a run at `positions` places it: a copy with WithPositions' attributes (the
+/// operands stay `node`'s), or `node` itself when it has no numbered offset or `positions` is
+/// empty.
+NodeRef PlacedAt(const NodeRef& node, absl::Span<const int64_t> positions);
+
 /// The position number of offset `axis` of `node`, or -1 (zero, or not numbered).
 int64_t PositionOf(const Node& node, int axis);
 

@@ -13,7 +13,6 @@ program: the cold first call (tracing and XLA compilation included) and the medi
 import argparse
 import json
 import math
-import os
 import sys
 import time
 
@@ -24,6 +23,8 @@ jax.config.update("jax_enable_x64", True)  # the programs are float64, as NumPy'
 import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
 from jax import lax  # noqa: E402
+
+from numpy_loops import check_against_gpuc  # noqa: E402 (beside this file)
 
 
 def wave(shape, seed):
@@ -174,16 +175,7 @@ def main():
         line = {"program": name, "impl": "jax " + jax.__version__, "size": size,
                 "iterations": iterations, "cold_s": cold, "warm_s": sorted(warm)[len(warm) // 2]}
         if args.check:
-            got = np.load(os.path.join(args.check, name + ".npy"))
-            if got.dtype.kind == "f":
-                err = float(np.max(np.abs(got - result)) / max(1.0, np.max(np.abs(result))))
-                line["max_rel_error"] = err
-                ok = err <= 1e-9
-            else:
-                line["mismatches"] = int(np.sum(got != result))
-                ok = line["mismatches"] == 0
-            line["matches_gpuc"] = ok
-            failed = failed or not ok
+            failed = not check_against_gpuc(args.check, name, result, line) or failed
         print(json.dumps(line), flush=True)
     return 1 if failed else 0
 

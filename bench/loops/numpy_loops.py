@@ -152,6 +152,22 @@ PROGRAMS = [  # name, function, size, iterations (bench/loops/loop_programs.cc)
 ]
 
 
+def check_against_gpuc(directory, name, result, line):
+    """Compares `result` with DIRECTORY/NAME.npy from `bench_loops --save`, adding the error
+    (max_rel_error, or mismatches for integers) and matches_gpuc to `line`; True when they
+    match (to 1e-9 relative)."""
+    got = np.load(os.path.join(directory, name + ".npy"))
+    if got.dtype.kind == "f":
+        err = float(np.max(np.abs(got - result)) / max(1.0, np.max(np.abs(result))))
+        line["max_rel_error"] = err
+        ok = err <= 1e-9
+    else:
+        line["mismatches"] = int(np.sum(got != result))
+        ok = line["mismatches"] == 0
+    line["matches_gpuc"] = ok
+    return ok
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--program")
@@ -187,16 +203,7 @@ def main():
         line = {"program": name, "impl": impl, "size": size,
                 "iterations": iterations, "cold_s": cold, "warm_s": sorted(warm)[len(warm) // 2]}
         if args.check:
-            got = np.load(os.path.join(args.check, name + ".npy"))
-            if got.dtype.kind == "f":
-                err = float(np.max(np.abs(got - result)) / max(1.0, np.max(np.abs(result))))
-                line["max_rel_error"] = err
-                ok = err <= 1e-9
-            else:
-                line["mismatches"] = int(np.sum(got != result))
-                ok = line["mismatches"] == 0
-            line["matches_gpuc"] = ok
-            failed = failed or not ok
+            failed = not check_against_gpuc(args.check, name, result, line) or failed
         print(json.dumps(line), flush=True)
     return 1 if failed else 0
 

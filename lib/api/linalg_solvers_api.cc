@@ -66,14 +66,22 @@ Array Record(const char* routine, std::vector<Array> operands) {
   return detail::Record(ir::OpCode::kLinalg, std::move(operands), std::move(attrs));
 }
 
+// a^H over the last two axes (the plain transpose for real dtypes).
+Array ConjugateTranspose(const Array& a) {
+  const Array t = swapaxes(a, -1, -2);
+  return IsComplexType(a.dtype()) ? conj(t) : t;
+}
+
+// The machine epsilon of a float32 or float64 result (the singular values' dtype).
+double Epsilon(DType real) {
+  return real == float32 ? 1.1920928955078125e-07 : 2.220446049250313e-16;
+}
+
 // The Hermitian matrix eigh reads from its lower triangle: a itself for "L", the conjugate
 // transpose for "U" (whose lower triangle is a's upper one, conjugated back by the routine).
 Array HermitianLower(const char* op, const Array& a, const std::string& uplo) {
   if (uplo == "L") return a;
-  if (uplo == "U") {
-    const Array t = swapaxes(a, -1, -2);
-    return IsComplexType(a.dtype()) ? conj(t) : t;
-  }
+  if (uplo == "U") return ConjugateTranspose(a);
   detail::ThrowInvalid(
       absl::StrCat("linalg.", op, ": uplo must be \"L\" or \"U\", not \"", uplo, "\""));
 }
@@ -214,7 +222,7 @@ LstsqResult lstsq(const Array& a, const Array& b, double rcond, std::source_loca
   const Array sa = a.dtype() == dtype ? a : astype(a, dtype);
   const Array bb = b.dtype() == dtype ? b : astype(b, dtype);
   const SvdResult r = svd(sa, /*full_matrices=*/false, site);
-  const double eps = r.S.dtype() == float32 ? 1.1920928955078125e-07 : 2.220446049250313e-16;
+  const double eps = Epsilon(r.S.dtype());
   const double cut = rcond < 0 ? eps * static_cast<double>(std::max(m, n)) : rcond;
   Array s = r.S;
   s.eval();
@@ -223,9 +231,7 @@ LstsqResult lstsq(const Array& a, const Array& b, double rcond, std::source_loca
   int64_t rank = 0;
   for (double v : values) rank += v > cut * largest ? 1 : 0;
   const Array inverse = where(s > cut * largest, 1.0 / s, 0.0);
-  const bool complex = IsComplexType(dtype);
-  const Array v = complex ? conj(swapaxes(r.Vh, -1, -2)) : swapaxes(r.Vh, -1, -2);
-  const Array uh = complex ? conj(swapaxes(r.U, -1, -2)) : swapaxes(r.U, -1, -2);
+  const Array v = ConjugateTranspose(r.Vh), uh = ConjugateTranspose(r.U);
   const Array column = bb.ndim() == 1 ? expand_dims(bb, -1) : bb;
   // x = V diag(1/s) U^H b, with U^H b first (the small side).
   Array x = matmul(v, expand_dims(astype(inverse, dtype), -1) * matmul(uh, column));
@@ -293,9 +299,7 @@ Array pinv(const Array& a, double rcond, std::source_location site) {
   const SvdResult r = svd(a, /*full_matrices=*/false, site);
   const Array cutoff = rcond * max(r.S, {-1}, /*keepdims=*/true);
   const Array inverse = where(r.S > cutoff, 1.0 / r.S, 0.0);
-  const bool complex = IsComplexType(r.U.dtype());
-  const Array v = complex ? conj(swapaxes(r.Vh, -1, -2)) : swapaxes(r.Vh, -1, -2);
-  const Array uh = complex ? conj(swapaxes(r.U, -1, -2)) : swapaxes(r.U, -1, -2);
+  const Array v = ConjugateTranspose(r.Vh), uh = ConjugateTranspose(r.U);
   return matmul(v * expand_dims(inverse, -2).astype(r.U.dtype()), uh);
 }
 
@@ -303,7 +307,7 @@ Array matrix_rank(const Array& a, std::source_location site) {
   detail::ScopedRecordingSite scope(site);
   if (a.ndim() < 2) return astype(any(a != 0), int64);
   const Array s = svdvals(a, site);
-  const double eps = s.dtype() == float32 ? 1.1920928955078125e-07 : 2.220446049250313e-16;
+  const double eps = Epsilon(s.dtype());
   const double scale =
       static_cast<double>(std::max(a.shape()[a.ndim() - 2], a.shape()[a.ndim() - 1]));
   const Array tol = max(s, {-1}, /*keepdims=*/true) * (scale * eps);

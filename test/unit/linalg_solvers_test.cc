@@ -21,12 +21,11 @@
 namespace gpuc {
 namespace {
 
-// A random [batch..., n, n] stack with `shift` added on the diagonal (well conditioned for a
-// shift of about n), in `dtype`.
-Array Square(const std::vector<int64_t>& batch, int64_t n, DType dtype, double shift,
-             uint32_t seed) {
+// A random [batch..., m, n] stack in `dtype` (complex dtypes get imaginary parts too).
+Array Rectangular(const std::vector<int64_t>& batch, int64_t m, int64_t n, DType dtype,
+                  uint32_t seed) {
   std::vector<int64_t> dims = batch;
-  dims.push_back(n);
+  dims.push_back(m);
   dims.push_back(n);
   int64_t count = 1;
   for (int64_t d : dims) count *= d;
@@ -35,7 +34,14 @@ Array Square(const std::vector<int64_t>& batch, int64_t n, DType dtype, double s
     a = a + Array(array(test::UniformDoubles(count, seed + 1), Shape(dims)) - 0.5) *
                 array(std::vector<std::complex<double>>{{0.0, 1.0}});
   }
-  return astype(a + shift * eye(n), dtype);
+  return astype(a, dtype);
+}
+
+// A random [batch..., n, n] stack with `shift` added on the diagonal (well conditioned for a
+// shift of about n), in `dtype`.
+Array Square(const std::vector<int64_t>& batch, int64_t n, DType dtype, double shift,
+             uint32_t seed) {
+  return astype(Rectangular(batch, n, n, dtype, seed) + shift * eye(n), dtype);
 }
 
 // a @ a^H + n I: Hermitian positive definite.
@@ -89,22 +95,6 @@ TEST(LinalgSolvers, EveryRoutineAgreesWithTheInterpretersReferenceInEveryDtype) 
     const linalg::EighResult e = linalg::eigh(herm);
     ExpectClose(matmul(herm, e.eigenvectors), e.eigenvectors * e.eigenvalues, dtype, "a v = v w");
   }
-}
-
-// A random [batch..., m, n] stack in `dtype` (complex dtypes get imaginary parts too).
-Array Rectangular(const std::vector<int64_t>& batch, int64_t m, int64_t n, DType dtype,
-                  uint32_t seed) {
-  std::vector<int64_t> dims = batch;
-  dims.push_back(m);
-  dims.push_back(n);
-  int64_t count = 1;
-  for (int64_t d : dims) count *= d;
-  Array a = array(test::UniformDoubles(count, seed), Shape(dims)) - 0.5;
-  if (dtype == complex64 || dtype == complex128) {
-    a = a + Array(array(test::UniformDoubles(count, seed + 1), Shape(dims)) - 0.5) *
-                array(std::vector<std::complex<double>>{{0.0, 1.0}});
-  }
-  return astype(a, dtype);
 }
 
 TEST(LinalgSolvers, SingularValuesAndVectorsAgreeWithTheReferenceTallAndWide) {

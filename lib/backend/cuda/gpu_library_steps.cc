@@ -36,13 +36,7 @@ absl::Status GpuExecutor::Impl::WriteRegion(
     absl::flat_hash_map<const ir::Node*, DeviceTensor>& values,
     absl::Span<const int64_t> positions) {
   const ir::NodeRef& planned = kernel.nodes[0];
-  // The write as this run's positions place it (its operands stay the planned nodes).
-  ir::NodeRef write = planned;
-  if (!positions.empty() && planned->attrs().Has("positions")) {
-    write = ir::Node::Create(planned->op(), planned->type(), planned->operands(),
-                             ir::WithPositions(*planned, positions), planned->name(),
-                             planned->location());
-  }
+  const ir::NodeRef write = ir::PlacedAt(planned, positions);
   const DeviceTensor old = values.at(&planned->operand(0));
   const DeviceTensor value = values.at(&planned->operand(1));  // copies: the map grows below
   if (absl::Status s = CopyRegionOnDevice(*device, stream, *write, old, value); !s.ok()) return s;

@@ -75,12 +75,7 @@ absl::Status InterpretFusedKernel(const passes::FusedKernel& kernel,
   PlanValues<ir::HostTensor> local;
   for (const ir::NodeRef& planned : kernel.nodes) {
     // The member as this run's positions place it (its operands stay the planned nodes).
-    ir::NodeRef m = planned;
-    if (!positions.empty() && planned->attrs().Has("positions")) {
-      m = ir::Node::Create(planned->op(), planned->type(), planned->operands(),
-                           ir::WithPositions(*planned, positions), planned->name(),
-                           planned->location());
-    }
+    const ir::NodeRef m = ir::PlacedAt(planned, positions);
     std::vector<const ir::HostTensor*> operands;
     for (const ir::NodeRef& op : m->operands()) {
       auto it = local.find(op.get());

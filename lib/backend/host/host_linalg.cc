@@ -89,20 +89,26 @@ struct Lapack;
     p##getrs_("T", n, k, lu, lda, ipiv, b, ldb, info, 1);                               \
   }
 
+// ?syevd with its workspace queried first.
+template <typename T, typename F>
+void SymmetricEig(F f, char jobz, int n, T* a, T* w, int* info) {
+  int lwork = -1, liwork = -1, iwork_size = 0;
+  T work_size = 0;
+  const int lda = std::max(1, n);
+  f(&jobz, "L", &n, a, &lda, w, &work_size, &lwork, &iwork_size, &liwork, info, 1, 1);
+  lwork = static_cast<int>(work_size);
+  liwork = iwork_size;
+  std::vector<T> work(static_cast<size_t>(std::max(1, lwork)));
+  std::vector<int> iwork(static_cast<size_t>(std::max(1, liwork)));
+  f(&jobz, "L", &n, a, &lda, w, work.data(), &lwork, iwork.data(), &liwork, info, 1, 1);
+}
+
 template <>
 struct Lapack<float> {
   using Real = float;
   GPUC_LAPACK_COMMON(float, s)
   static void eig(char jobz, int n, float* a, float* w, int* info) {
-    int lwork = -1, liwork = -1, iwork_size = 0;
-    float work_size = 0;
-    const int lda = std::max(1, n);
-    ssyevd_(&jobz, "L", &n, a, &lda, w, &work_size, &lwork, &iwork_size, &liwork, info, 1, 1);
-    lwork = static_cast<int>(work_size);
-    liwork = iwork_size;
-    std::vector<float> work(static_cast<size_t>(std::max(1, lwork)));
-    std::vector<int> iwork(static_cast<size_t>(std::max(1, liwork)));
-    ssyevd_(&jobz, "L", &n, a, &lda, w, work.data(), &lwork, iwork.data(), &liwork, info, 1, 1);
+    SymmetricEig(ssyevd_, jobz, n, a, w, info);
   }
 };
 
@@ -111,15 +117,7 @@ struct Lapack<double> {
   using Real = double;
   GPUC_LAPACK_COMMON(double, d)
   static void eig(char jobz, int n, double* a, double* w, int* info) {
-    int lwork = -1, liwork = -1, iwork_size = 0;
-    double work_size = 0;
-    const int lda = std::max(1, n);
-    dsyevd_(&jobz, "L", &n, a, &lda, w, &work_size, &lwork, &iwork_size, &liwork, info, 1, 1);
-    lwork = static_cast<int>(work_size);
-    liwork = iwork_size;
-    std::vector<double> work(static_cast<size_t>(std::max(1, lwork)));
-    std::vector<int> iwork(static_cast<size_t>(std::max(1, liwork)));
-    dsyevd_(&jobz, "L", &n, a, &lda, w, work.data(), &lwork, iwork.data(), &liwork, info, 1, 1);
+    SymmetricEig(dsyevd_, jobz, n, a, w, info);
   }
 };
 
@@ -482,29 +480,17 @@ absl::StatusOr<ir::HostTensor> HostLinalg(const ir::Node& node, const ir::HostTe
   absl::StatusOr<LinalgRoutine> routine = ir::ReadLinalgRoutine(node.attrs());
   if (!routine.ok()) return routine.status();
   const bool qr = *routine == LinalgRoutine::kQr || *routine == LinalgRoutine::kQrComplete;
-  if (ir::TakesRectangular(*routine)) {
-    absl::StatusOr<ir::HostTensor> svd =
-        a.dtype() == ir::DType::kFloat32
-            ? (qr ? RunQr<float>(node, *routine, a) : RunSvd<float>(node, *routine, a))
-        : a.dtype() == ir::DType::kFloat64
-            ? (qr ? RunQr<double>(node, *routine, a) : RunSvd<double>(node, *routine, a))
-        : a.dtype() == ir::DType::kComplex64
-            ? (qr ? RunQr<c32>(node, *routine, a) : RunSvd<c32>(node, *routine, a))
-        : a.dtype() == ir::DType::kComplex128
-            ? (qr ? RunQr<c64>(node, *routine, a) : RunSvd<c64>(node, *routine, a))
-            : ir::EvalLinalgNode(node, a, b);
-    if (!svd.ok() && !node.location().empty()) {
-      return absl::Status(
-          svd.status().code(),
-          absl::StrCat(svd.status().message(), " (recorded at ", node.location(), ")"));
-    }
-    return svd;
-  }
+  const bool rectangular = ir::TakesRectangular(*routine);
+  auto run = [&]<typename T>() {
+    return !rectangular ? Run<T>(node, *routine, a, b)
+           : qr         ? RunQr<T>(node, *routine, a)
+                        : RunSvd<T>(node, *routine, a);
+  };
   absl::StatusOr<ir::HostTensor> result =
-      a.dtype() == ir::DType::kFloat32      ? Run<float>(node, *routine, a, b)
-      : a.dtype() == ir::DType::kFloat64    ? Run<double>(node, *routine, a, b)
-      : a.dtype() == ir::DType::kComplex64  ? Run<c32>(node, *routine, a, b)
-      : a.dtype() == ir::DType::kComplex128 ? Run<c64>(node, *routine, a, b)
+      a.dtype() == ir::DType::kFloat32      ? run.operator()<float>()
+      : a.dtype() == ir::DType::kFloat64    ? run.operator()<double>()
+      : a.dtype() == ir::DType::kComplex64  ? run.operator()<c32>()
+      : a.dtype() == ir::DType::kComplex128 ? run.operator()<c64>()
                                             : ir::EvalLinalgNode(node, a, b);
   // A singular matrix is found far from the code that made it: point back there.
   if (!result.ok() && !node.location().empty()) {
