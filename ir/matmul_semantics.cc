@@ -50,4 +50,22 @@ bool AppliesRelu(const Node& matmul_bias) {
          MatmulActivation::kRelu;
 }
 
+bool IsStridedViewOp(const Node& node) {
+  switch (node.op()) {
+    case OpCode::kReshape:
+    case OpCode::kTranspose:
+      return true;
+    case OpCode::kSlice: {
+      const std::vector<int64_t>* step = node.attrs().Get<std::vector<int64_t>>("step");
+      if (step == nullptr) return false;
+      for (int64_t s : *step) {
+        if (s <= 0) return false;
+      }
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
 }  // namespace gpuc::ir

@@ -39,6 +39,10 @@ TensorType SwapLastTwoAxes(const TensorType& type);
 /// The flags of a matmul or matmul_bias node that passed the verifier.
 MatmulTransposes TransposesOf(const Node& matmul);
 
+/// Whether `node` is a view a matmul may read where it lies, as NumPy hands `a[:, i:]` to
+/// the BLAS with a leading dimension: a slice with positive steps, a reshape, a transpose.
+bool IsStridedViewOp(const Node& node);
+
 enum class MatmulActivation : uint8_t { kNone, kRelu };
 
 /// matmul_bias's `activation` ("none", the default, or "relu"); an error naming the value.

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <stdexcept>
 
 #include "absl/container/flat_hash_map.h"
@@ -89,6 +90,7 @@ class FusionPlanner {
   bool NeedsStore(const Node* m, const absl::flat_hash_set<const Node*>& members,
                   const std::vector<int>& forming) const;
   std::vector<int> GroupsOfUsers(const Node* n) const;
+  std::optional<int> LibraryReadingView(const Node* n) const;
 
   const ir::Graph& graph_;
   const FusionBudgets& budgets_;
@@ -127,6 +129,34 @@ std::vector<int> FusionPlanner::GroupsOfUsers(const Node* n) const {
   }
   std::sort(out.begin(), out.end());
   return out;
+}
+
+// The matmul library step that reads view `n` (and is its only reader), where the step takes
+// its operands' views in place (FusionBudgets::library_reads_views).
+std::optional<int> FusionPlanner::LibraryReadingView(const Node* n) const {
+  if (!budgets_.library_reads_views || results_.contains(n) || !ir::IsStridedViewOp(*n)) {
+    return std::nullopt;
+  }
+  const std::vector<int> gs = GroupsOfUsers(n);
+  if (gs.size() != 1) return std::nullopt;
+  const Group& g = groups_[gs[0]];
+  if (g.fixed != KernelKind::kLibrary) return std::nullopt;
+  for (const Node* user : uses_.UsersOf(n)) {
+    if (!g.member_set.contains(user)) return std::nullopt;
+  }
+  for (const Node* m : g.members) {
+    if (m->op() != ir::OpCode::kMatmul) continue;
+    switch (m->dtype()) {
+      case ir::DType::kFloat32:
+      case ir::DType::kFloat64:
+      case ir::DType::kComplex64:
+      case ir::DType::kComplex128:
+        return gs[0];
+      default:
+        return std::nullopt;
+    }
+  }
+  return std::nullopt;
 }
 
 // Each element of `n` is read this many times per kernel run by its users in `g`: a user
@@ -454,6 +484,12 @@ FusionPlan FusionPlanner::Run() {
           "kernel ", Kernel(g), ": ", Name(n), " (", n->info().name, ") is a ",
           kind == ir::OpKind::kLibrary ? "library call" : "scan", ", a kernel boundary",
           LibraryCallNote(*n, Name(n->operands()[0].get()), Name(n->operands().back().get()))));
+      continue;
+    }
+    if (const std::optional<int> g = LibraryReadingView(n)) {
+      Add(*g, n, 1);
+      Decide(absl::StrCat("fused ", Name(n), " (", n->info().name, ") into kernel ", Kernel(*g),
+                          ": the library call reads the view where it lies, not a copy"));
       continue;
     }
     std::vector<int> user_groups = GroupsOfUsers(n);

@@ -48,6 +48,12 @@ struct FusionBudgets {
   int max_nodes = 512;
   /// Recompute or materialize (cost_model.h).
   CostModel cost_model;
+  /// Whether a matmul's library step reads its operands' views (slices with positive steps,
+  /// reshapes, transposes of a stored value) where they lie, as NumPy passes `a[:, i:]` to
+  /// the BLAS with a leading dimension: the views join the step instead of a copy kernel.
+  /// The host's BLAS step does (lib/backend/host/strided_view.h); the GPU's cuBLAS calls
+  /// take whole operands.
+  bool library_reads_views = false;
 };
 
 // The kernel description fusion produces and code generation consumes lives in ir/ so that

@@ -2,6 +2,7 @@
 #include "lib/backend/library_lowering.h"
 
 #include "absl/strings/str_cat.h"
+#include "ir/matmul_semantics.h"
 #include "ir/value_names.h"
 #include "lib/backend/cuda/gpu_blas.h"
 #include "lib/backend/cuda/gpu_fft.h"
@@ -18,7 +19,12 @@ std::string DescribeLibraryLowering(const ir::Node& node) {
       absl::StatusOr<GemmShape> gemm = PlanGemm(node);
       gpu = gemm.ok() ? DescribeGemm(node, *gemm)
                       : absl::StrCat("on the host (", gemm.status().message(), ")");
-      host = HostBlasHandles(node) ? "OpenBLAS gemm" : "interpreter loop";
+      // The host takes NumPy's path: ?dot for two vectors, ?gemv for a dimension of 1.
+      host = !HostBlasHandles(node)         ? "interpreter loop"
+             : !gemm.ok()                   ? "OpenBLAS gemm"
+             : gemm->m == 1 && gemm->n == 1 ? "OpenBLAS dot"
+             : gemm->m == 1 || gemm->n == 1 ? "OpenBLAS gemv"
+                                            : "OpenBLAS gemm";
       break;
     }
     case ir::OpCode::kMatmulBias: {
@@ -63,8 +69,13 @@ std::string PlanTextWithLibraryCalls(const ir::Graph& graph, const passes::Fusio
     const passes::FusedKernel& kernel = plan.kernels[k];
     if (kernel.kind != passes::KernelKind::kLibrary) continue;
     for (const ir::NodeRef& node : kernel.nodes) {
-      absl::StrAppend(&text, "library ", k, " %", names.NameOf(node.get()), ": ",
-                      DescribeLibraryLowering(*node), "\n");
+      // A view the step's BLAS call reads where it lies (FusionBudgets::library_reads_views).
+      const std::string lowering =
+          kernel.nodes.size() > 1 && ir::IsStridedViewOp(*node)
+              ? absl::StrCat("a view of %", names.NameOf(node->operands()[0].get()),
+                             " read in place (pointer and leading dimension, no copy)")
+              : DescribeLibraryLowering(*node);
+      absl::StrAppend(&text, "library ", k, " %", names.NameOf(node.get()), ": ", lowering, "\n");
     }
   }
   return text;

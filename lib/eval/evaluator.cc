@@ -287,6 +287,20 @@ std::optional<CarriedView> ViewOfEvaluated(
   return std::nullopt;
 }
 
+// Whether `a` is a chain of views of a value already stored: nothing to compute, so a cut
+// leaves it pending, and the next step's library call or kernel reads the stored value
+// through it (evaluating it would copy the window: `data(colon, Slice(i, none))` taken for
+// the next step's matmul copied half the matrix every step).
+bool ViewsStoredValue(const ArrayImpl& a) {
+  constexpr int kMaxChain = 4;
+  const ir::Node* n = a.node.get();
+  for (int depth = 0; depth < kMaxChain && IsViewOp(n->op()) && n->num_operands() == 1; ++depth) {
+    n = n->operands()[0].get();
+    if (n->binding() != nullptr) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 void EvaluateLoopStep(absl::string_view site) {
@@ -301,6 +315,10 @@ void EvaluateLoopStep(absl::string_view site) {
   // kernel and a pass over memory apiece), where as views they fuse into the next step.
   std::vector<CarriedView> views;
   for (const std::shared_ptr<ArrayImpl>& a : alive) {
+    if (IsViewOp(a->node->op()) && ViewsStoredValue(*a)) {
+      NotePending(a);  // still pending, and considered again at the next cut
+      continue;
+    }
     std::optional<CarriedView> view;
     if (IsViewOp(a->node->op())) view = ViewOfEvaluated(a, evaluated);
     if (view) {

@@ -89,6 +89,7 @@ Options Options::FromEnvironment() {
     o.cache_max_bytes = bytes;
   }
   o.explain = IsOn(Variable("GPUC_EXPLAIN"));
+  o.explain_plans = Variable("GPUC_EXPLAIN") == "plans";
   return o;
 }
 
@@ -111,7 +112,8 @@ std::string Options::Describe() const {
       "  disk cache = ", OnOff(disk_cache), "   [GPUC_DISK_CACHE]\n",
       "  cache directory = ", cache_directory, "   [GPUC_CACHE_DIR]\n",
       "  cache size cap = ", cache_max_bytes, " bytes   [GPUC_CACHE_MAX_BYTES]\n",
-      "  explain evaluations = ", OnOff(explain), "   [GPUC_EXPLAIN]\n");
+      "  explain evaluations = ", explain_plans ? "on, with plans" : OnOff(explain),
+      "   [GPUC_EXPLAIN]\n");
 }
 
 std::string Options::CodegenKey() const {

@@ -67,6 +67,9 @@ struct Options {
   // -- Diagnostics.
   /// GPUC_EXPLAIN=1: every automatic evaluation says why on stderr.
   bool explain = false;
+  /// GPUC_EXPLAIN=plans: that, and every plan evaluation makes (a plan-cache miss) printed
+  /// as `gpuc --emit=plan` prints it: its kernels, library steps and buffers.
+  bool explain_plans = false;
 
   /// The defaults with every GPUC_* variable applied.
   static Options FromEnvironment();

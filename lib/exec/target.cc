@@ -1,6 +1,8 @@
 //===- target.cc - Compile a graph once for a target, run it many times ---===//
 #include "lib/exec/target.h"
 
+#include <iostream>
+
 #include <mutex>
 
 #include "absl/container/flat_hash_map.h"
@@ -43,6 +45,10 @@ absl::StatusOr<std::shared_ptr<const Executable>> Target::LowerAndCompile(const 
                                                                           const Options& options) {
   ir::Graph lowered = graph;
   if (absl::Status s = Lower(lowered, options); !s.ok()) return s;
+  if (options.explain_plans) {
+    std::cerr << "gpuc: explain: a new plan on the " << name() << " target:\n"
+              << PlanText(lowered, options);
+  }
   return Compile(lowered, options);
 }
 

@@ -17,6 +17,7 @@
 #include "lib/backend/host/host_blas.h"
 #include "lib/backend/host/host_executor.h"
 #include "lib/backend/host/host_sparse.h"
+#include "passes/fusion.h"
 #include "test/unit/host_check.h"
 
 namespace gpuc {
@@ -138,6 +139,134 @@ TEST(HostBlasTest, TransposesFeedingAMatmulBecomeFlags) {
 }
 )";
   test::ExpectHostMatchesInterpreter(text, 31, "rel1e-5");
+}
+
+// A matmul reading slices, reshapes and transposes of a stored array takes them where they
+// lie (pointer, leading dimension, increment: passes/fusion.h's library_reads_views), as NumPy
+// hands `data[:, i:]` to the BLAS; views the BLAS cannot take (a stepped last axis of a
+// matrix, a reshape merging axes apart in memory, a dtype to convert) are copied first. Each
+// agrees with the interpreter, and the views join the matmul's step: no copy kernel.
+void CheckMatmulOfViews(const std::string& text, uint64_t seed) {
+  SCOPED_TRACE(text);
+  const ir::Graph graph = test::ParseVerified(text);
+  passes::FusionBudgets budgets;
+  budgets.library_reads_views = true;
+  const passes::FusionPlan plan = passes::PlanFusion(graph, budgets);
+  ASSERT_EQ(plan.kernels.size(), graph.results.size()) << passes::PrintFusionPlan(graph, plan);
+  for (const passes::FusedKernel& k : plan.kernels) EXPECT_EQ(k.kind, passes::KernelKind::kLibrary);
+  const std::string tolerance = GemmTolerance(graph.results[0]->dtype());
+  test::ExpectHostMatchesInterpreter(text, seed, tolerance);
+}
+
+TEST(HostBlasTest, MatmulsReadSlicesReshapesAndTransposesWhereTheyLie) {
+  // A row-by-row covariance's step: column i as a vector, columns i: as a matrix.
+  CheckMatmulOfViews(R"(func @f(%d: f64[40,40]) -> (f64[33]) {
+  %c = slice %d {start = [0, 7], stop = [40, 8], step = [1, 1]} : f64[40,1]
+  %v = reshape %c : f64[40]
+  %m = slice %d {start = [0, 7], stop = [40, 40], step = [1, 1]} : f64[40,33]
+  %r = matmul %v, %m : f64[33]
+  return %r
+}
+)",
+                     80);
+  // Both operands matrices, rows stepped (a larger leading dimension), and a transposed
+  // window (the BLAS's transpose flag).
+  CheckMatmulOfViews(R"(func @f(%a: f32[30,20], %b: f32[16,25]) -> (f32[13,9]) {
+  %x = slice %a {start = [2, 3], stop = [28, 19], step = [2, 1]} : f32[13,16]
+  %y = slice %b {start = [0, 4], stop = [16, 22], step = [1, 2]} : f32[16,9]
+  %z = matmul %x, %y : f32[13,9]
+  return %z
+}
+)",
+                     81);
+  CheckMatmulOfViews(R"(func @f(%a: c128[12,10], %b: c128[12,7]) -> (c128[8,7]) {
+  %x = slice %a {start = [1, 2], stop = [12, 10], step = [1, 1]} : c128[11,8]
+  %t = transpose %x {perm = [1, 0]} : c128[8,11]
+  %y = slice %b {start = [1, 0], stop = [12, 7], step = [1, 1]} : c128[11,7]
+  %z = matmul %t, %y : c128[8,7]
+  return %z
+}
+)",
+                     82);
+  // A matrix times a stepped column (a vector's increment), and a dot of two strided vectors.
+  CheckMatmulOfViews(R"(func @f(%a: c64[9,31], %b: c64[31,6]) -> (c64[9], c64[]) {
+  %c = slice %b {start = [0, 4], stop = [31, 5], step = [1, 1]} : c64[31,1]
+  %v = reshape %c : c64[31]
+  %y = matmul %a, %v : c64[9]
+  %r = slice %a {start = [3, 0], stop = [4, 31], step = [1, 1]} : c64[1,31]
+  %w = reshape %r : c64[31]
+  %c2 = slice %b {start = [0, 1], stop = [31, 2], step = [1, 1]} : c64[31,1]
+  %v2 = reshape %c2 : c64[31]
+  %s = matmul %w, %v2 : c64[]
+  return %y, %s
+}
+)",
+                     83);
+}
+
+TEST(HostBlasTest, ViewsTheBlasCannotTakeAreCopiedFirst) {
+  // A stepped last axis on both sides of a GEMM: neither axis has unit stride.
+  CheckMatmulOfViews(R"(func @f(%a: f64[10,20], %b: f64[20,12]) -> (f64[10,6]) {
+  %x = slice %a {start = [0, 0], stop = [10, 20], step = [1, 2]} : f64[10,10]
+  %y = slice %b {start = [0, 0], stop = [20, 12], step = [2, 2]} : f64[10,6]
+  %z = matmul %x, %y : f64[10,6]
+  return %z
+}
+)",
+                     84);
+  // A reshape merging rows of a window (apart in memory), and a batch of windows.
+  CheckMatmulOfViews(
+      R"(func @f(%a: f32[6,8], %b: f32[12,5], %c: f32[3,4,9]) -> (f32[5], f32[3,4,4]) {
+  %x = slice %a {start = [0, 2], stop = [4, 5], step = [1, 1]} : f32[4,3]
+  %v = reshape %x : f32[12]
+  %y = matmul %v, %b : f32[5]
+  %w = slice %c {start = [0, 0, 1], stop = [3, 4, 9], step = [1, 1, 2]} : f32[3,4,4]
+  %z = matmul %w, %w : f32[3,4,4]
+  return %y, %z
+}
+)",
+      85);
+}
+
+// Which views the BLAS takes as they lie, and that its product is the copied views' product.
+TEST(HostBlasTest, TheBlasTakesAUnitStrideAxisAndALeadingDimension) {
+  const ir::Graph graph = test::ParseVerified(R"(func @f(%a: f64[8,6], %b: f64[6,5]) -> (f64[8,5]) {
+  %c = matmul %a, %b : f64[8,5]
+  return %c
+}
+)");
+  const std::vector<ir::HostTensor> args = tool::RandomArguments(graph, 90);
+  const ir::HostTensor big = tool::RandomArguments(
+      test::ParseVerified("func @g(%x: f64[20,30]) -> (f64[20,30]) {\n  return %x\n}\n"), 91)[0];
+  auto window = [&](int64_t offset, std::vector<int64_t> shape, std::vector<int64_t> strides) {
+    detail::StridedView v;
+    v.base = big;
+    v.offset = offset;
+    v.shape = std::move(shape);
+    v.strides = std::move(strides);
+    return v;
+  };
+  const ir::Node& matmul = *graph.results[0];
+  // Rows 30 apart with unit columns (a window of a wider array), and its transpose read the
+  // other way: both BLAS forms.
+  const detail::StridedView a = window(33, {8, 6}, {30, 1});
+  const detail::StridedView b_transposed = window(7, {6, 5}, {1, 30});
+  absl::StatusOr<std::optional<ir::HostTensor>> got =
+      detail::HostMatmulOfViews(matmul, a, b_transposed);
+  ASSERT_TRUE(got.ok()) << got.status();
+  ASSERT_TRUE(got->has_value());
+  absl::StatusOr<ir::HostTensor> want =
+      detail::HostMatmul(matmul, detail::Materialize(a), detail::Materialize(b_transposed));
+  ASSERT_TRUE(want.ok());
+  EXPECT_EQ(test::CompareTensors(**got, *want, "rel1e-12"), "");
+  // No unit stride on either axis: the caller copies.
+  got = detail::HostMatmulOfViews(matmul, window(0, {8, 6}, {60, 2}), b_transposed);
+  ASSERT_TRUE(got.ok());
+  EXPECT_FALSE(got->has_value());
+  // A leading dimension shorter than a row would overlap rows: not a BLAS form either.
+  got = detail::HostMatmulOfViews(matmul, window(0, {8, 6}, {3, 1}), b_transposed);
+  ASSERT_TRUE(got.ok());
+  EXPECT_FALSE(got->has_value());
 }
 
 /// A random CSR product: test::RandomCsr's structure and x of [cols] or [cols, k].

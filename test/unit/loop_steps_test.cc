@@ -369,6 +369,39 @@ TEST_F(LoopStepsTest, ViewsTakenBeforeTheCutAreNotStoredAsResults) {
   EXPECT_EQ(after.in_place_writes - before.in_place_writes, steps);
 }
 
+// A row-by-row covariance: the next step's `data(colon, i)` and `data(colon, Slice(i, none))`
+// are taken before the cut. They view a stored array, so the cut leaves them pending (stored
+// as results, each would copy its window), and the matmul reads them where they lie: one
+// kernel a step (the division feeding both writes), no copy of the window.
+TEST_F(LoopStepsTest, ARowByRowCovarianceCopiesNoWindow) {
+  if (EvaluationTargetName() != "host") GTEST_SKIP() << "counts the host back end's kernels";
+  const int64_t n = 40, m = 24;
+  const std::vector<double> dv = RandomValues(n * m, 31);
+  Array data = array(dv, Shape{n, m});
+  data.eval();
+  Array cov = gpuc::zeros({m, m});
+  cov.eval();
+  const detail::HostBackendStats before = detail::HostExecutor::Get().stats();
+  for (int64_t i = 0; i < m; ++i) {
+    Array row = gpuc::matmul(data(colon, i), data(colon, Slice(i, none))) / (n - 1.0);
+    cov(i, Slice(i, none)) = row;
+    cov(Slice(i, none), i) = row;
+  }
+  const std::vector<double> got = cov.to_host<double>();
+  const detail::HostBackendStats after = detail::HostExecutor::Get().stats();
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = i; j < m; ++j) {
+      double sum = 0;
+      for (int64_t k = 0; k < n; ++k) sum += dv[k * m + i] * dv[k * m + j];
+      const double want = sum / (n - 1.0);
+      ASSERT_NEAR(got[i * m + j], want, 1e-13) << i << "," << j;
+      ASSERT_EQ(got[j * m + i], got[i * m + j]) << j << "," << i;
+    }
+  }
+  EXPECT_LE(after.kernel_runs - before.kernel_runs, m + 1);
+  EXPECT_GE(after.in_place_writes - before.in_place_writes, 2 * m - 2);
+}
+
 TEST_F(LoopStepsTest, AWriteIsNotInPlaceWhileAnotherHandleStillSeesTheOldValue) {
   Array a = array(RandomValues(32, 10));
   a.eval();

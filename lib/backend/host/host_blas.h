@@ -19,6 +19,7 @@
 #include "absl/status/statusor.h"
 #include "ir/host_tensor.h"
 #include "ir/node.h"
+#include "lib/backend/host/strided_view.h"
 
 namespace gpuc::detail {
 
@@ -28,6 +29,14 @@ bool HostBlasHandles(const ir::Node& node);
 /// `node` = a @ b through the BLAS; the caller checked HostBlasHandles.
 absl::StatusOr<ir::HostTensor> HostMatmul(const ir::Node& node, const ir::HostTensor& a,
                                           const ir::HostTensor& b);
+
+/// `node` = a @ b with the operands read where they lie (views a plan left unmaterialized,
+/// strided_view.h), or nothing when the BLAS cannot take them as they are (a batch, a dtype
+/// to convert, strides with no unit axis): the caller copies them then. The product's rank-2
+/// shapes only; a 1-D operand is a row (a) or a column (b) of its stride.
+absl::StatusOr<std::optional<ir::HostTensor>> HostMatmulOfViews(const ir::Node& node,
+                                                                const StridedView& a,
+                                                                const StridedView& b);
 
 /// A matmul_bias node: the GEMM through the BLAS, then the bias row and the activation in
 /// the dtype, as the unfused add and maximum compute them.

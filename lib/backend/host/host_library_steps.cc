@@ -3,13 +3,19 @@
 #include "ir/copy_bytes.h"
 
 #include <cstring>
+#include <functional>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/node_hash_map.h"
 
 #include "ir/interpreter.h"
+#include "ir/matmul_semantics.h"
 #include "ir/positions.h"
 #include "lib/backend/host/host_blas.h"
 #include "lib/backend/host/host_fft.h"
 #include "lib/backend/host/host_linalg.h"
 #include "lib/backend/host/host_sparse.h"
+#include "lib/backend/host/strided_view.h"
 
 namespace gpuc::detail {
 
@@ -72,14 +78,75 @@ bool InterpretedOffsetsArePositions(const passes::FusedKernel& kernel) {
 absl::Status InterpretFusedKernel(const passes::FusedKernel& kernel,
                                   PlanValues<ir::HostTensor>& values,
                                   absl::Span<const int64_t> positions) {
-  PlanValues<ir::HostTensor> local;
+  // Node-based: a member's operands are pointers into it while views are copied into it.
+  absl::node_hash_map<const ir::Node*, ir::HostTensor> local;
+  // A library step's views (fusion.h's library_reads_views) are not computed where they
+  // stand: the matmul reading them takes them as strided operands, and anything else that
+  // reads one copies it then.
+  absl::flat_hash_map<const ir::Node*, ir::NodeRef> deferred;  // planned -> placed
+  std::function<absl::StatusOr<StridedView>(const ir::Node*)> view_of;
+  std::function<absl::StatusOr<const ir::HostTensor*>(const ir::Node*)> value_of;
+  view_of = [&](const ir::Node* n) -> absl::StatusOr<StridedView> {
+    auto it = deferred.find(n);
+    if (it == deferred.end()) {
+      absl::StatusOr<const ir::HostTensor*> v = value_of(n);
+      if (!v.ok()) return v.status();
+      return StridedView::Whole(**v);
+    }
+    absl::StatusOr<StridedView> of = view_of(it->second->operands()[0].get());
+    if (!of.ok()) return of.status();
+    std::optional<StridedView> view = ApplyView(*it->second, *of);
+    if (view) return *std::move(view);
+    // Not expressible in strides: copy what it views, then view the copy.
+    absl::StatusOr<const ir::HostTensor*> v = value_of(n);
+    if (!v.ok()) return v.status();
+    return StridedView::Whole(**v);
+  };
+  value_of = [&](const ir::Node* n) -> absl::StatusOr<const ir::HostTensor*> {
+    if (auto it = local.find(n); it != local.end()) return &it->second;
+    auto it = deferred.find(n);
+    if (it == deferred.end()) return &values.at(n);
+    const ir::NodeRef placed = it->second;
+    absl::StatusOr<StridedView> of = view_of(placed->operands()[0].get());
+    if (!of.ok()) return of.status();
+    std::optional<StridedView> view = ApplyView(*placed, *of);
+    absl::StatusOr<ir::HostTensor> value;
+    if (view) {
+      value = Materialize(*view);
+      if (value.ok()) value = value->SharingStorage(placed->type());  // the node's shape
+    } else {
+      const ir::HostTensor whole = Materialize(*of);
+      value = ir::InterpretNode(*placed, {&whole});
+    }
+    if (!value.ok()) return value.status();
+    deferred.erase(n);
+    return &(local[n] = *std::move(value));
+  };
+  const bool views_deferred = kernel.kind == passes::KernelKind::kLibrary;
   for (const ir::NodeRef& planned : kernel.nodes) {
     // The member as this run's positions place it (its operands stay the planned nodes).
     const ir::NodeRef m = ir::PlacedAt(planned, positions);
+    if (views_deferred && ir::IsStridedViewOp(*m)) {
+      deferred.emplace(planned.get(), m);
+      continue;
+    }
+    if (HostBlasHandles(*m) && m->op() == ir::OpCode::kMatmul) {
+      absl::StatusOr<StridedView> a = view_of(m->operands()[0].get());
+      if (!a.ok()) return a.status();
+      absl::StatusOr<StridedView> b = view_of(m->operands()[1].get());
+      if (!b.ok()) return b.status();
+      absl::StatusOr<std::optional<ir::HostTensor>> product = HostMatmulOfViews(*m, *a, *b);
+      if (!product.ok()) return product.status();
+      if (*product) {
+        local[planned.get()] = **std::move(product);
+        continue;
+      }
+    }
     std::vector<const ir::HostTensor*> operands;
     for (const ir::NodeRef& op : m->operands()) {
-      auto it = local.find(op.get());
-      operands.push_back(it != local.end() ? &it->second : &values.at(op.get()));
+      absl::StatusOr<const ir::HostTensor*> v = value_of(op.get());
+      if (!v.ok()) return v.status();
+      operands.push_back(*v);
     }
     // GEMMs through the CPU BLAS, FFTs in O(n log n), CSR products as a typed loop; everything
     // else (and matmuls and products of other dtypes) through the interpreter's definitions.
@@ -96,6 +163,12 @@ absl::Status InterpretFusedKernel(const passes::FusedKernel& kernel,
             : ir::InterpretNode(*m, operands);
     if (!value.ok()) return value.status();
     local[planned.get()] = *std::move(value);
+  }
+  for (const ir::NodeRef& out : kernel.outputs) {
+    if (deferred.contains(out.get())) {
+      absl::StatusOr<const ir::HostTensor*> v = value_of(out.get());
+      if (!v.ok()) return v.status();
+    }
   }
   for (const ir::NodeRef& out : kernel.outputs) values[out.get()] = local.at(out.get());
   return absl::OkStatus();

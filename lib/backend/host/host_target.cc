@@ -57,6 +57,7 @@ class CompiledHostTarget final : public Target {
     const int threads = options.threads > 0 ? options.threads : cores;
     budgets.cost_model.flops_per_byte = 0.5;
     budgets.cost_model.launch_flops = 2e-6 * 10e9 * threads;
+    budgets.library_reads_views = true;  // the BLAS takes leading dimensions (strided_view.h)
     return budgets;
   }
 
