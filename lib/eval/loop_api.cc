@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include <atomic>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "gpuc/loops.h"
@@ -100,6 +101,15 @@ class CompiledTrace {
 
   const std::vector<BufferRef>& captured() const { return traced_.captured; }
 
+  /// The loop's steps run by the executable with no host work between them (on the GPU:
+  /// recorded once, replayed as CUDA graphs), or nothing when it runs a step at a time.
+  std::optional<std::vector<BufferRef>> RunLoop(const std::vector<BufferRef>& inputs,
+                                                const exec::LoopSteps& loop) const {
+    absl::StatusOr<std::vector<BufferRef>> out = copying_->RunLoop(inputs, loop);
+    if (absl::IsUnimplemented(out.status())) return std::nullopt;
+    return internal::ValueOrThrow(std::move(out));
+  }
+
   /// Runs on `inputs` (the placeholders' buffers, then the captured ones), writing in place
   /// when every donated input is held by `inputs` alone.
   std::vector<BufferRef> Run(const std::vector<BufferRef>& inputs) const {
@@ -185,6 +195,28 @@ std::vector<Array> ForiLoop(int64_t lower, int64_t upper, const ForiBody& body,
   ++g_traces;
   CheckStateTypes(loop, traced.graph, state_types);
   const CompiledTrace step(std::move(traced), 1, state.size());
+  {
+    std::vector<BufferRef> inputs = {IndexBuffer(lower)};
+    inputs.insert(inputs.end(), carried.begin(), carried.end());
+    inputs.push_back(StepKeyBuffer(0));
+    inputs.insert(inputs.end(), step.captured().begin(), step.captured().end());
+    const exec::LoopSteps steps{.index_param = 0,
+                                .key_param = static_cast<int>(1 + carried.size()),
+                                .first_state = 1,
+                                .state_count = static_cast<int>(carried.size()),
+                                .lower = lower,
+                                .steps = upper - lower};
+    std::optional<std::vector<BufferRef>> out;
+    try {
+      out = step.RunLoop(inputs, steps);
+    } catch (const Error& e) {
+      throw Error(e.kind(), absl::StrCat(loop, " over [", lower, ", ", upper, "): ", e.what()));
+    }
+    if (out) {
+      g_steps += upper - lower;
+      return ArraysOf(*std::move(out));
+    }
+  }
   for (int64_t i = lower; i < upper; ++i) {
     std::vector<BufferRef> inputs;
     inputs.reserve(1 + carried.size() + step.captured().size());

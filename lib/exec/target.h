@@ -33,6 +33,17 @@
 namespace gpuc::exec {
 
 /// A graph compiled for one target.
+/// A fori_loop's steps as an executable may run them without the host between steps: the
+/// graph is the loop body, whose results are the next state (lib/eval/loop_api.cc).
+struct LoopSteps {
+  int index_param = 0;  // i64[], the loop index: `lower` at the first step, one more each step
+  int key_param = 0;    // u64[], the step key: ir::SplitMix64(step number from 0)
+  int first_state = 0;  // the state's parameters, in the order of the graph's results
+  int state_count = 0;
+  int64_t lower = 0;
+  int64_t steps = 0;
+};
+
 class Executable {
  public:
   virtual ~Executable() = default;
@@ -51,6 +62,13 @@ class Executable {
       return absl::InternalError("this executable takes no positions");
     }
     return Run(args);
+  }
+  /// Runs `loop.steps` steps from `args` (the first step's arguments) and returns the last
+  /// state, with no host work between steps; Unimplemented where this executable can only run
+  /// a step at a time (the caller then does).
+  virtual absl::StatusOr<std::vector<BufferRef>> RunLoop(absl::Span<const BufferRef> args,
+                                                         const LoopSteps& loop) const {
+    return absl::UnimplementedError("this target runs a loop one step at a time");
   }
 };
 

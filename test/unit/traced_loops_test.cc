@@ -11,7 +11,9 @@
 
 #include "gpuc/gpuc.h"
 #include "ir/interpreter_kernels.h"
+#include "lib/backend/cuda/gpu_executor.h"
 #include "lib/backend/host/host_executor.h"
+#include "lib/eval/evaluator.h"
 #include "lib/exec/options.h"
 #include "test/unit/test_util.h"
 
@@ -76,6 +78,29 @@ TEST(TracedLoopsTest, ForiLoopTracesTheBodyOnceAndMatchesThePlainLoop) {
   EXPECT_EQ(after.loops - before.loops, 1);
   EXPECT_EQ(after.steps - before.steps, 200);
   EXPECT_EQ(after.traces - before.traces, 1);
+}
+
+// On the GPU a fori_loop's steps run with no host work each: recorded once, replayed as CUDA
+// graphs of many steps (lib/backend/cuda/gpu_device_loop.cc). Trip counts that are odd, even,
+// 1, and past one graph's worth of steps all give the plain loop's values. On the host the
+// same loops run a step at a time.
+TEST(TracedLoopsTest, EveryTripCountGivesThePlainLoopsValuesAndOnTheGpuRunsOnTheDevice) {
+  const bool gpu = detail::EvaluationTarget(exec::CurrentOptions()).name() == "gpu";
+  const std::vector<double> start = test::UniformDoubles(300, 3);
+  const double dt = 0.4 / 700;
+  for (int64_t steps : {1, 2, 3, 37, 600}) {
+    SCOPED_TRACE(steps);
+    const int64_t before = gpu ? (*detail::GpuExecutor::Get())->stats().device_loop_steps : 0;
+    Array u = fori_loop(
+        7, 7 + steps, [&](const Array& t, const Array& u) { return StencilBody(t, u, dt); },
+        array(start));
+    std::vector<double> want = start;
+    StencilReference(want, 7, 7 + steps, dt);
+    ExpectNear(u.to_host<double>(), want);
+    if (gpu) {
+      EXPECT_EQ((*detail::GpuExecutor::Get())->stats().device_loop_steps - before, steps);
+    }
+  }
 }
 
 TEST(TracedLoopsTest, ALoopCalledAgainFindsItsPlanInThePlanCache) {

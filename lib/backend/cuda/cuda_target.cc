@@ -35,6 +35,19 @@ class CudaExecutable : public Executable {
   }
   absl::StatusOr<std::vector<BufferRef>> Run(absl::Span<const BufferRef> args,
                                              absl::Span<const int64_t> positions) const override {
+    absl::StatusOr<std::vector<DeviceTensor>> values = OnDevice(args);
+    if (!values.ok()) return values.status();
+    return Buffers(gpu_.Run(*plan_, *values, positions));
+  }
+  absl::StatusOr<std::vector<BufferRef>> RunLoop(absl::Span<const BufferRef> args,
+                                                 const exec::LoopSteps& loop) const override {
+    absl::StatusOr<std::vector<DeviceTensor>> values = OnDevice(args);
+    if (!values.ok()) return values.status();
+    return Buffers(gpu_.RunLoop(*plan_, *values, loop));
+  }
+
+ private:
+  absl::StatusOr<std::vector<DeviceTensor>> OnDevice(absl::Span<const BufferRef> args) const {
     std::vector<DeviceTensor> values;
     values.reserve(args.size());
     for (const BufferRef& b : args) {
@@ -42,7 +55,10 @@ class CudaExecutable : public Executable {
       if (!d.ok()) return d.status();
       values.push_back(*std::move(d));
     }
-    absl::StatusOr<std::vector<DeviceTensor>> results = gpu_.Run(*plan_, values, positions);
+    return values;
+  }
+  static absl::StatusOr<std::vector<BufferRef>> Buffers(
+      absl::StatusOr<std::vector<DeviceTensor>> results) {
     if (!results.ok()) return results.status();
     std::vector<BufferRef> out;
     out.reserve(results->size());
@@ -50,7 +66,6 @@ class CudaExecutable : public Executable {
     return out;
   }
 
- private:
   detail::GpuExecutor& gpu_;
   std::shared_ptr<const detail::GpuPlan> plan_;
   ir::Graph graph_;  // shares the plan's nodes

@@ -26,6 +26,7 @@
 #include "ir/host_tensor.h"
 #include "lib/exec/device_tensor.h"
 #include "lib/exec/options.h"
+#include "lib/exec/target.h"
 #include "passes/fusion.h"
 #include "runtime/device.h"
 #include "runtime/stream.h"
@@ -50,6 +51,8 @@ struct GpuBackendStats {
   int64_t graph_node_updates = 0;    // kernel nodes whose parameters a replay rewrote
   int64_t in_place_writes = 0;       // update_slices copied into donated storage
   int64_t in_place_write_bytes = 0;  // the bytes of their regions
+  int64_t device_loops = 0;          // fori_loops run on the device (gpu_device_loop.cc)
+  int64_t device_loop_steps = 0;     // their steps, every one without host work of its own
   int64_t uploads = 0;               // host arrays copied in
   int64_t downloads = 0;             // device arrays copied out
   std::string last_host_reason;      // why the last host step was not a GPU kernel
@@ -84,6 +87,15 @@ class GpuExecutor {
   absl::StatusOr<std::vector<DeviceTensor>> Run(const GpuPlan& plan,
                                                 absl::Span<const DeviceTensor> args,
                                                 absl::Span<const int64_t> positions = {});
+  /// A fori_loop's steps over `plan` (its body) with no host work per step: each step's
+  /// launches recorded once over fixed buffers (the state ping-ponging between two sets, the
+  /// index and step key advanced by a one-thread kernel), unrolled into a CUDA graph that is
+  /// launched once per many steps (gpu_device_loop.cc). Unimplemented for a body the graph
+  /// cannot hold (a library call, a host step, a kernel that reports errors, a state result
+  /// that no kernel writes); the caller then runs it a step at a time.
+  absl::StatusOr<std::vector<DeviceTensor>> RunLoop(const GpuPlan& plan,
+                                                    absl::Span<const DeviceTensor> args,
+                                                    const exec::LoopSteps& loop);
   /// Whether every step of `plan` reads its offsets from the numbered positions, so Run
   /// serves the same structure at any positions.
   static bool ServesEveryPosition(const GpuPlan& plan);

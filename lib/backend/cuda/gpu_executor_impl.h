@@ -75,6 +75,9 @@ struct GpuExecutor::Impl {
   absl::flat_hash_map<std::string, std::unique_ptr<GpuCodegen>> codegens;
   GpuBackendStats stats;
   std::unique_ptr<GpuLibraries> libraries;
+  // The device loop's counter kernel (gpu_device_loop.cc), loaded on first use.
+  std::unique_ptr<runtime::CudaModule> loop_module;
+  runtime::CudaKernel loop_advance;
 
   absl::StatusOr<GpuCodegen*> CodegenFor(const exec::Options& options);
   absl::StatusOr<std::shared_ptr<const GpuKernel>> GetOrCompile(const codegen::KernelSpec& spec,
