@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "gpuc/elementwise.h"
 #include "gpuc/loops.h"
 #include "ir/philox.h"
 #include "ir/structural_key.h"
@@ -19,6 +20,7 @@
 #include "lib/api/status_to_error.h"
 #include "lib/eval/evaluator.h"
 #include "lib/eval/in_place_writes.h"
+#include "lib/eval/loop_api.h"
 #include "lib/eval/plan_cache.h"
 #include "lib/eval/trace.h"
 #include "lib/exec/current_options.h"
@@ -55,21 +57,35 @@ std::vector<BufferRef> StartLoop(const std::string& loop, const std::vector<Arra
 }
 
 // What the body returned must be the state again: as many arrays, each of its dtype and shape.
-void CheckStateTypes(const std::string& loop, const ir::Graph& body,
+void CheckStateTypes(const std::string& loop, const std::vector<ir::TensorType>& results,
                      const std::vector<ir::TensorType>& state) {
-  const size_t returned = body.results.size();
+  const size_t returned = results.size();
   if (returned != state.size()) {
     ThrowInvalid(absl::StrCat(loop, ": the body returned ", returned, " array",
                               returned == 1 ? "" : "s", " for a state of ", state.size()));
   }
   for (size_t i = 0; i < state.size(); ++i) {
-    const ir::TensorType& got = body.results[i]->type();
+    const ir::TensorType& got = results[i];
     if (got != state[i]) {
       ThrowInvalid(absl::StrCat(loop, ": the body returned ", got.ToString(), " for state ", i,
                                 ", which is ", state[i].ToString(),
                                 "; the body must return the state's dtypes and shapes (cast or "
                                 "broadcast inside it)"));
     }
+  }
+}
+
+void CheckStateTypes(const std::string& loop, const ir::Graph& body,
+                     const std::vector<ir::TensorType>& state) {
+  std::vector<ir::TensorType> results;
+  for (const ir::NodeRef& r : body.results) results.push_back(r->type());
+  CheckStateTypes(loop, results, state);
+}
+
+void CheckCondition(const ir::TensorType& type) {
+  if (type != ir::TensorType{ir::DType::kBool, {}}) {
+    ThrowInvalid(absl::StrCat("while_loop: the condition returned ", type.ToString(),
+                              "; it must return a bool 0-d array"));
   }
 }
 
@@ -235,20 +251,116 @@ std::vector<Array> ForiLoop(int64_t lower, int64_t upper, const ForiBody& body,
   return ArraysOf(std::move(carried));
 }
 
+namespace {
+
+BufferRef BoolBuffer(bool value) {
+  ir::HostTensor b(ir::TensorType{ir::DType::kBool, ir::Shape()});
+  *reinterpret_cast<bool*>(b.data()) = value;
+  return std::make_shared<const exec::Buffer>(std::move(b));
+}
+
+template <typename T>
+T ScalarOf(const BufferRef& b) {
+  const ir::HostTensor& value = *internal::ValueOrThrow(b->Host());
+  return *reinterpret_cast<const T*>(value.data());
+}
+
+}  // namespace
+
+// A while_loop on a target that runs loops on the device (the GPU; lib/eval/loop_api.h).
+// One traced step applies
+// the body only while the condition holds and carries that fact: (state, alive, applied) ->
+// (where(go, body(state), state), go, applied + go) with go = alive and cond(state). Once the
+// condition fails the state stays as it is, so the steps run as device loops of growing
+// length (4, 8, ... 256 steps; the flag read back once per run) give the loop's result, at the
+// cost of at most one run's worth of steps past the end. A step the device loop cannot hold
+// runs a step at a time, reading the flag each step. Its steps are numbered as the host's
+// (the keys of random draws), frozen ones after the last.
+std::vector<Array> GuardedWhileLoop(const WhileCondition& cond, const WhileBody& body,
+                                    const std::vector<Array>& state) {
+  const std::string loop = "while_loop";
+  std::vector<BufferRef> carried = StartLoop(loop, state);
+  const std::vector<ir::TensorType> state_types = TypesOf(state, "while_loop");
+  const int n = static_cast<int>(state_types.size());
+  const ir::TensorType kIndex{ir::DType::kInt64, ir::Shape()};
+  std::vector<ir::TensorType> types = {kIndex};
+  types.insert(types.end(), state_types.begin(), state_types.end());
+  types.push_back(ir::TensorType{ir::DType::kBool, ir::Shape()});
+  types.push_back(kIndex);
+  types.push_back(kStepKeyType);
+  std::vector<std::string> names = StateNames(state_types.size(), "index");
+  names.insert(names.end(), {"alive", "applied", "step_key"});
+  TracedGraph traced = TraceGraph(
+      "while_loop", types, names,
+      [&](const std::vector<Array>& p) {
+        const std::vector<Array> s(p.begin() + 1, p.begin() + 1 + n);
+        const Array& alive = p[n + 1];
+        const Array& applied = p[n + 2];
+        const Array c = cond(s);
+        CheckCondition(ImplOf(c, "while_loop").node->type());
+        const std::vector<Array> next = body(s);
+        CheckStateTypes(loop, TypesOf(next, "while_loop"), state_types);
+        const Array go = gpuc::where(alive, c, alive);
+        std::vector<Array> out;
+        for (int j = 0; j < n; ++j) out.push_back(gpuc::where(go, next[j], s[j]));
+        out.push_back(go);
+        out.push_back(gpuc::where(go, applied + 1, applied));
+        return out;
+      },
+      WithStepKey());
+  g_traces += 2;  // the condition and the body, once each
+  const CompiledTrace step(std::move(traced), 0, 0);
+  BufferRef alive = BoolBuffer(true), applied = IndexBuffer(0);
+  int64_t numbered = 0, run = 4;
+  bool on_device = true;
+  while (true) {
+    std::vector<BufferRef> inputs = {IndexBuffer(0)};
+    for (BufferRef& b : carried) inputs.push_back(std::move(b));
+    inputs.push_back(std::move(alive));
+    inputs.push_back(std::move(applied));
+    inputs.push_back(StepKeyBuffer(numbered));
+    inputs.insert(inputs.end(), step.captured().begin(), step.captured().end());
+    std::optional<std::vector<BufferRef>> out;
+    int64_t ran = 1;
+    try {
+      if (on_device) {
+        out = step.RunLoop(inputs, exec::LoopSteps{.index_param = 0,
+                                                   .key_param = n + 3,
+                                                   .first_state = 1,
+                                                   .state_count = n + 2,
+                                                   .lower = 0,
+                                                   .steps = run,
+                                                   .first_step = numbered});
+        on_device = out.has_value();
+        if (out) ran = run;
+      }
+      if (!out) out = step.Run(inputs);
+    } catch (const Error& e) {
+      throw Error(e.kind(), absl::StrCat(loop, " step ", numbered, ": ", e.what()));
+    }
+    numbered += ran;
+    carried.assign(out->begin(), out->begin() + n);
+    alive = (*out)[n];
+    applied = (*out)[n + 1];
+    if (!ScalarOf<bool>(alive)) break;
+    run = std::min<int64_t>(run * 2, 256);
+  }
+  g_steps += ScalarOf<int64_t>(applied);
+  return ArraysOf(std::move(carried));
+}
+
 std::vector<Array> WhileLoop(const WhileCondition& cond, const WhileBody& body,
                              const std::vector<Array>& state) {
+  if (EvaluationTarget(exec::CurrentSnapshot()->options).name() == "gpu") {
+    return GuardedWhileLoop(cond, body, state);
+  }
   const std::string loop = "while_loop";
   std::vector<BufferRef> carried = StartLoop(loop, state);
   const std::vector<ir::TensorType> state_types = TypesOf(state, "while_loop");
   TracedGraph traced_cond =
       TraceGraph("while_loop condition", state_types, StateNames(state.size()),
                  [&](const std::vector<Array>& p) { return std::vector<Array>{cond(p)}; });
-  const ir::Graph& c = traced_cond.graph;
-  if (c.results.size() != 1 || c.results[0]->type() != ir::TensorType{ir::DType::kBool, {}}) {
-    ThrowInvalid(absl::StrCat("while_loop: the condition returned ",
-                              c.results[0]->type().ToString(),
-                              "; it must return a bool 0-d array"));
-  }
+  CheckCondition(traced_cond.graph.results[0]->type());
   std::vector<ir::TensorType> body_types = state_types;
   body_types.push_back(kStepKeyType);
   std::vector<std::string> body_names = StateNames(state.size());

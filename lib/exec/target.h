@@ -37,11 +37,12 @@ namespace gpuc::exec {
 /// graph is the loop body, whose results are the next state (lib/eval/loop_api.cc).
 struct LoopSteps {
   int index_param = 0;  // i64[], the loop index: `lower` at the first step, one more each step
-  int key_param = 0;    // u64[], the step key: ir::SplitMix64(step number from 0)
+  int key_param = 0;    // u64[], the step key: ir::SplitMix64(the step's number)
   int first_state = 0;  // the state's parameters, in the order of the graph's results
   int state_count = 0;
   int64_t lower = 0;
   int64_t steps = 0;
+  int64_t first_step = 0;  // the first step's number (its key's seed)
 };
 
 class Executable {

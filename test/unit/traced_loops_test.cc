@@ -14,6 +14,7 @@
 #include "lib/backend/cuda/gpu_executor.h"
 #include "lib/backend/host/host_executor.h"
 #include "lib/eval/evaluator.h"
+#include "lib/eval/loop_api.h"
 #include "lib/exec/options.h"
 #include "test/unit/test_util.h"
 
@@ -308,6 +309,59 @@ TEST(TracedLoopsTest, WhileLoopRunsUntilTheConditionFails) {
   Array same = while_loop([](const Array& x) { return x > 10.0; },
                           [](const Array& x) { return x * 0.5; }, array<double>({4.0}, Shape{}));
   EXPECT_EQ(same.item<double>(), 4.0);
+}
+
+// The GPU's while_loop (lib/eval/loop_api.h: the body applied only while the condition holds,
+// the flag carried, many steps per device loop) gives the host's while_loop's values, its
+// random draws included, traces the condition and the body once each, and counts the steps
+// the body was applied, not the frozen ones past the end.
+TEST(TracedLoopsTest, TheGuardedWhileLoopTheGpuRunsGivesThePlainLoopsValues) {
+  int traced = 0;
+  const WhileCondition cond = [&](const std::vector<Array>& s) {
+    ++traced;
+    return s[1] < 100.0;
+  };
+  // Two generators of one seed: each loop's trace takes the same draws from its own.
+  random::Generator rng_guarded(21), rng_plain(21);
+  auto body_drawing_from = [&](random::Generator& rng) -> WhileBody {
+    return [&](const std::vector<Array>& s) {
+      ++traced;
+      return std::vector<Array>{s[0] + 1, s[1] * 2.0 + rng.uniform({}, 0.0, 0.5)};
+    };
+  };
+  const std::vector<Array> start = {array<int64_t>({0}, Shape{}), array<double>({1.5}, Shape{})};
+  const LoopStats before = loop_stats();
+  const std::vector<Array> guarded =
+      detail::GuardedWhileLoop(cond, body_drawing_from(rng_guarded), start);
+  const LoopStats after = loop_stats();
+  EXPECT_EQ(traced, 2);
+  const std::vector<Array> plain = while_loop(cond, body_drawing_from(rng_plain), start);
+  EXPECT_EQ(guarded[0].item<int64_t>(), plain[0].item<int64_t>());
+  EXPECT_EQ(guarded[1].item<double>(), plain[1].item<double>());
+  EXPECT_GE(guarded[0].item<int64_t>(), 5);
+  EXPECT_EQ(after.steps - before.steps, guarded[0].item<int64_t>());
+  // A condition false at the start leaves the state as it was.
+  const Array same = detail::GuardedWhileLoop(
+      [](const std::vector<Array>& s) { return s[0] > 10.0; },
+      [](const std::vector<Array>& s) { return std::vector<Array>{s[0] * 0.5}; },
+      {array<double>({4.0}, Shape{})})[0];
+  EXPECT_EQ(same.item<double>(), 4.0);
+  // Its mistakes are the while_loop's.
+  ExpectErrorContains(
+      [] {
+        detail::GuardedWhileLoop([](const std::vector<Array>& s) { return s[0]; },
+                                 [](const std::vector<Array>& s) { return s; },
+                                 {array<double>({1.0, 2.0})});
+      },
+      "while_loop: the condition returned f64[2]; it must return a bool 0-d array");
+  ExpectErrorContains(
+      [] {
+        detail::GuardedWhileLoop(
+            [](const std::vector<Array>& s) { return s[0] < 3.0; },
+            [](const std::vector<Array>& s) { return std::vector<Array>{s[0].astype(float32)}; },
+            {array<double>({1.0}, Shape{})});
+      },
+      "while_loop: the body returned f32[] for state 0, which is f64[]");
 }
 
 TEST(TracedLoopsTest, WhileLoopNewtonIterationConverges) {

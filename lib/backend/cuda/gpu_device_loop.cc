@@ -130,7 +130,9 @@ absl::StatusOr<std::vector<DeviceTensor>> GpuExecutor::RunLoop(const GpuPlan& pl
   // The counters, at the first step's values.
   absl::StatusOr<std::shared_ptr<DeviceStorage>> counters = allocate_storage(24);
   if (!counters.ok()) return counters.status();
-  const uint64_t initial[3] = {static_cast<uint64_t>(loop.lower), ir::SplitMix64(0), 0};
+  const uint64_t first_step = static_cast<uint64_t>(loop.first_step);
+  const uint64_t initial[3] = {static_cast<uint64_t>(loop.lower), ir::SplitMix64(first_step),
+                               first_step};
   if (absl::Status s = stream.CopyHostToDevice((*counters)->address(), initial, sizeof(initial));
       !s.ok()) {
     return s;
