@@ -24,6 +24,8 @@ int64_t BroadcastOffset(absl::Span<const int64_t> out_index, const Shape& operan
 HostTensor EvalElementwiseNode(const Node& node, const Operands& operands);
 HostTensor EvalReductionNode(const Node& node, const HostTensor& input);
 HostTensor EvalScanNode(const Node& node, const HostTensor& input);
+/// sort and argsort along their axis (ir/sort_order.h), stable.
+HostTensor EvalSortNode(const Node& node, const HostTensor& input);
 HostTensor EvalDataMovementNode(const Node& node, const Operands& operands);
 /// take: an index out of range is an error (NumPy raises IndexError).
 absl::StatusOr<HostTensor> EvalTakeNode(const Node& node, const HostTensor& data,

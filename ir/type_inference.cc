@@ -533,6 +533,18 @@ absl::StatusOr<TensorType> InferLibrary(OpCode op, absl::Span<const TensorType> 
       }
       return product;
     }
+    case OpCode::kSort:
+    case OpCode::kArgSort: {
+      const TensorType& a = operands[0];
+      absl::StatusOr<int64_t> axis = attrs.GetInt("axis");
+      if (!axis.ok()) return Prefixed(op, axis.status());
+      if (*axis < 0 || *axis >= a.shape.rank()) {
+        return OpError(
+            op, absl::StrCat("axis ", *axis, " is out of range for ", a.ToString(),
+                             a.shape.rank() == 0 ? " (a 0-d array has no axis to sort)" : ""));
+      }
+      return op == OpCode::kSort ? a : TensorType{DType::kInt64, a.shape};
+    }
     case OpCode::kLinalg: {
       absl::StatusOr<LinalgRoutine> routine = ReadLinalgRoutine(attrs);
       if (!routine.ok()) return routine.status();

@@ -60,6 +60,8 @@ absl::Span<const absl::string_view> AllowedAttributes(OpCode op) {
     case OpCode::kCumSum:
     case OpCode::kCumProd:
     case OpCode::kTake:
+    case OpCode::kSort:
+    case OpCode::kArgSort:
       return kAxis;
     case OpCode::kScatter:
       return kScatter;

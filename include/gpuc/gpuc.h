@@ -19,6 +19,7 @@
 #include "gpuc/random.h"         // IWYU pragma: export
 #include "gpuc/raw_kernel.h"     // IWYU pragma: export
 #include "gpuc/reductions.h"     // IWYU pragma: export
+#include "gpuc/sorting.h"        // IWYU pragma: export
 #include "gpuc/sparse.h"         // IWYU pragma: export
 #include "gpuc/sparse_linalg.h"  // IWYU pragma: export
 #include "gpuc/stream.h"         // IWYU pragma: export

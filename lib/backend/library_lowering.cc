@@ -48,6 +48,11 @@ std::string DescribeLibraryLowering(const ir::Node& node) {
       host = "CSR loop";
       break;
     }
+    case ir::OpCode::kSort:
+    case ir::OpCode::kArgSort:
+      gpu = "on the host (no GPU sort yet)";
+      host = "typed stable sort, lines over the thread pool";
+      break;
     case ir::OpCode::kLinalg:
       gpu = "on the host through LAPACK (cuSOLVER not yet)";
       host = "LAPACK (?gesv, ?getrf, ?potrf, ?syevd/?heevd)";

@@ -98,6 +98,11 @@ NodeRef ExampleNode(OpCode op, std::vector<NodeRef>& params) {
       operands = {param(DType::kFloat64, {2, 3, 3}), param(DType::kFloat64, {2, 3, 4})};
       attrs.Set("routine", std::string("solve"));
       break;
+    case OpCode::kSort:
+    case OpCode::kArgSort:
+      operands = {param(DType::kComplex64, {2, 5})};
+      attrs.Set("axis", int64_t{1});
+      break;
     case OpCode::kMatmulBias:
       operands = {param(DType::kFloat32, {4, 3}), param(DType::kFloat32, {2, 3}),
                   param(DType::kFloat32, {2})};

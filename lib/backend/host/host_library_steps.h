@@ -1,9 +1,9 @@
 //===- host_library_steps.h - Plan steps without a compiled kernel --------===//
 //
 // A step that code generation does not compile (a library op, a scan, a kernel without a
-// lowering yet) runs here on host values: matmuls of BLAS dtypes through OpenBLAS, FFTs and
-// checked sparse products through their host implementations, the rest on the reference
-// interpreter. The host executor runs such steps in place; the CUDA executor between a
+// lowering yet) runs here on host values: matmuls of BLAS dtypes through OpenBLAS, FFTs,
+// checked sparse products, LAPACK routines and sorts through their host implementations, the
+// rest on the reference interpreter. The host executor runs such steps in place; the CUDA executor between a
 // download and an upload.
 //
 //===----------------------------------------------------------------------===//

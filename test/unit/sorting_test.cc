@@ -1,0 +1,90 @@
+//===- sorting_test.cc - sort, argsort and what is built on them ----------===//
+//
+// NumPy's values are in the API fixtures (test/fixtures/api: sort, argsort, median, quantile,
+// percentile, unique against NumPy 1.24, NaNs and complex classes included). Here: the
+// host's typed, threaded sort against the interpreter's on sizes past one thread's share,
+// stability, the partition property, and the errors.
+//
+//===----------------------------------------------------------------------===//
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+
+#include "absl/strings/str_cat.h"
+
+#include "gpuc/gpuc.h"
+#include "test/unit/host_check.h"
+#include "test/unit/test_util.h"
+
+namespace gpuc {
+namespace {
+
+TEST(Sorting, TheHostsThreadedSortAgreesWithTheInterpreterBitForBit) {
+  // Many short lines (spread over the pool), one long line, every element kind.
+  for (const char* type : {"f32[3000,37]", "f64[200000]", "i16[64,513]", "c64[40,41]",
+                           "bf16[7,300]", "u64[5000]", "bool[33,65]"}) {
+    const std::string t(type);
+    const std::string i64 = "i64" + t.substr(t.find('['));
+    for (int axis = 0; axis < (t.find(',') == std::string::npos ? 1 : 2); ++axis) {
+      test::ExpectHostMatchesInterpreter(
+          absl::StrCat("func @f(%a: ", t, ") -> (", t, ", ", i64,
+                       ") {\n  %s = sort %a {axis = ", axis, "} : ", t,
+                       "\n  %i = argsort %a {axis = ", axis, "} : ", i64, "\n  return %s, %i\n}\n"),
+          7, "exact");
+    }
+  }
+}
+
+TEST(Sorting, ArgsortIsStableAndPartitionPutsTheKthInPlace) {
+  std::vector<int32_t> v(4000);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<int32_t>((i * 7919) % 13);
+  const std::vector<int64_t> order = argsort(array(v)).to_host<int64_t>();
+  for (size_t k = 1; k < order.size(); ++k) {
+    const int32_t a = v[order[k - 1]], b = v[order[k]];
+    ASSERT_TRUE(a < b || (a == b && order[k - 1] < order[k])) << k;
+  }
+  const std::vector<double> x = test::UniformDoubles(101, 4);
+  const std::vector<double> p = partition(array(x), 40).to_host<double>();
+  std::vector<double> sorted = x;
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_EQ(p[40], sorted[40]);
+  for (int k = 0; k < 40; ++k) EXPECT_LE(p[k], p[40]);
+  for (int k = 41; k < 101; ++k) EXPECT_GE(p[k], p[40]);
+}
+
+TEST(Sorting, MistakesAreErrorsNamingTheOp) {
+  const Array a = array<double>({3.0, 1.0, 2.0});
+  auto error = [](const std::function<void()>& f) { return test::ErrorOf(f); };
+  EXPECT_NE(error([&] { sort(array<double>({1.0}, Shape{}), 0); }).find("sort: axis 0"),
+            std::string::npos);
+  EXPECT_NE(error([&] { argsort(a, 1); }).find("argsort"), std::string::npos);
+  EXPECT_NE(error([&] { quantile(a, 1.5); }).find("quantile: q must be in [0, 1], got 1.5"),
+            std::string::npos);
+  EXPECT_NE(error([&] { percentile(a, -1.0); }).find("percentile: q must be in [0, 100]"),
+            std::string::npos);
+  EXPECT_NE(error([&] { quantile(zeros({0}), 0.5); }).find("no elements"), std::string::npos);
+  EXPECT_NE(error([&] { partition(a, 3); }).find("partition: kth 3 is out of bounds"),
+            std::string::npos);
+  // The process and the other arrays stay usable.
+  EXPECT_EQ(sort(a).to_host<double>(), (std::vector<double>{1.0, 2.0, 3.0}));
+  // A 0-d array sorts as the flattened array with no axis given.
+  EXPECT_EQ(sort(array<double>({5.0}, Shape{}), std::nullopt).to_host<double>(),
+            std::vector<double>{5.0});
+}
+
+TEST(Sorting, MedianAndQuantileFuseAroundOneSort) {
+  // The order statistics read the sorted array: one sort step and the kernels around it.
+  const Array a = array(test::UniformDoubles(3000, 9), Shape{30, 100});
+  const Array m = median(a, 1), q = quantile(a, {0.1, 0.9}, 1);
+  gpuc::eval({m, q});
+  const std::vector<double> mv = m.to_host<double>(), qv = q.to_host<double>();
+  for (int r = 0; r < 30; ++r) {
+    EXPECT_LE(qv[r], mv[r]);
+    EXPECT_GE(qv[30 + r], mv[r]);
+  }
+}
+
+}  // namespace
+}  // namespace gpuc
