@@ -32,6 +32,8 @@ constexpr struct {
     {LinalgRoutine::kSvdvals, "svdvals"},
     {LinalgRoutine::kQr, "qr"},
     {LinalgRoutine::kQrComplete, "qr_complete"},
+    {LinalgRoutine::kEig, "eig"},
+    {LinalgRoutine::kEigvals, "eigvals"},
 };
 
 bool IsLinalgDType(DType d) {
@@ -330,6 +332,132 @@ void HouseholderQr(Matrix a, int64_t m, int64_t q_cols, std::vector<Complex>& ou
 
 }  // namespace
 
+// The eigenvalues of a general matrix: reduced to upper Hessenberg form by Householder
+// reflections, then single-shift QR steps (Wilkinson's shift, Givens rotations) on the
+// unreduced trailing block, deflating where a subdiagonal element falls below the precision.
+absl::Status HessenbergQrEigenvalues(Matrix h, std::vector<Complex>& values) {
+  const int64_t n = h.n;
+  for (int64_t k = 0; k + 2 < n; ++k) {
+    double norm = 0.0;
+    for (int64_t i = k + 1; i < n; ++i) norm += std::norm(h.at(i, k));
+    norm = std::sqrt(norm);
+    if (norm == 0.0) continue;
+    const Complex x0 = h.at(k + 1, k);
+    const Complex alpha =
+        x0 == Complex(0.0, 0.0) ? Complex(-norm, 0.0) : -std::polar(norm, std::arg(x0));
+    std::vector<Complex> v(static_cast<size_t>(n), Complex(0.0, 0.0));
+    v[k + 1] = x0 - alpha;
+    double v2 = std::norm(v[k + 1]);
+    for (int64_t i = k + 2; i < n; ++i) {
+      v[i] = h.at(i, k);
+      v2 += std::norm(v[i]);
+    }
+    if (v2 == 0.0) continue;
+    for (int64_t j = 0; j < n; ++j) {  // h = (I - 2 v v^H / v^H v) h
+      Complex s(0.0, 0.0);
+      for (int64_t i = k + 1; i < n; ++i) s += std::conj(v[i]) * h.at(i, j);
+      s *= 2.0 / v2;
+      for (int64_t i = k + 1; i < n; ++i) h.at(i, j) -= v[i] * s;
+    }
+    for (int64_t i = 0; i < n; ++i) {  // h = h (I - 2 v v^H / v^H v)
+      Complex s(0.0, 0.0);
+      for (int64_t j = k + 1; j < n; ++j) s += h.at(i, j) * v[j];
+      s *= 2.0 / v2;
+      for (int64_t j = k + 1; j < n; ++j) h.at(i, j) -= s * std::conj(v[j]);
+    }
+  }
+  values.assign(static_cast<size_t>(n), Complex(0.0, 0.0));
+  const double eps = std::numeric_limits<double>::epsilon();
+  int64_t hi = n - 1, iterations = 0;
+  while (hi >= 0) {
+    int64_t l = hi;
+    for (; l > 0; --l) {
+      const double scale = std::abs(h.at(l - 1, l - 1)) + std::abs(h.at(l, l));
+      if (std::abs(h.at(l, l - 1)) <= eps * (scale == 0.0 ? 1.0 : scale)) {
+        h.at(l, l - 1) = 0.0;
+        break;
+      }
+    }
+    if (l == hi) {
+      values[hi] = h.at(hi, hi);
+      --hi;
+      iterations = 0;
+      continue;
+    }
+    if (++iterations > 100 * n) return absl::InternalError("did not converge (its eigenvalues)");
+    // The trailing 2x2 block's eigenvalue nearer its last diagonal element; now and then
+    // an exceptional shift breaks a cycle.
+    const Complex a = h.at(hi - 1, hi - 1), b = h.at(hi - 1, hi), c = h.at(hi, hi - 1),
+                  d = h.at(hi, hi);
+    const Complex half = (a - d) * 0.5, root = std::sqrt(half * half + b * c);
+    const Complex den = std::abs(half + root) >= std::abs(half - root) ? half + root : half - root;
+    Complex mu = den == Complex(0.0, 0.0) ? d : d - b * c / den;
+    if (iterations % 11 == 10) mu = d + std::abs(c);
+    for (int64_t i = l; i <= hi; ++i) h.at(i, i) -= mu;
+    std::vector<std::pair<double, Complex>> rotations;
+    for (int64_t k = l; k < hi; ++k) {
+      const Complex x = h.at(k, k), y = h.at(k + 1, k);
+      const double r = std::hypot(std::abs(x), std::abs(y));
+      double cs = 1.0;
+      Complex sn(0.0, 0.0);
+      if (r != 0.0) {
+        cs = std::abs(x) / r;
+        sn = (std::abs(x) == 0.0 ? Complex(1.0, 0.0) : x / std::abs(x)) * std::conj(y) / r;
+      }
+      rotations.push_back({cs, sn});
+      for (int64_t j = k; j <= hi; ++j) {
+        const Complex t1 = h.at(k, j), t2 = h.at(k + 1, j);
+        h.at(k, j) = cs * t1 + sn * t2;
+        h.at(k + 1, j) = -std::conj(sn) * t1 + cs * t2;
+      }
+    }
+    for (int64_t k = l; k < hi; ++k) {
+      const auto [cs, sn] = rotations[k - l];
+      for (int64_t i = l; i <= std::min(k + 2, hi); ++i) {
+        const Complex t1 = h.at(i, k), t2 = h.at(i, k + 1);
+        h.at(i, k) = t1 * cs + t2 * std::conj(sn);
+        h.at(i, k + 1) = -t1 * sn + t2 * cs;
+      }
+    }
+    for (int64_t i = l; i <= hi; ++i) h.at(i, i) += mu;
+  }
+  return absl::OkStatus();
+}
+
+// A right eigenvector of `a` for `value` by inverse iteration (a shift just off the value,
+// two solves from a vector of ones), of unit norm with its largest component real and
+// positive, as LAPACK's geev scales them.
+std::vector<Complex> EigenvectorOf(const Matrix& a, Complex value) {
+  const int64_t n = a.n;
+  double scale = 0.0;
+  for (const Complex& z : a.v) scale = std::max(scale, std::abs(z));
+  Matrix shifted = a;
+  const Complex shift = value + Complex(1e-10 * (scale + std::abs(value) + 1.0), 0.0);
+  for (int64_t i = 0; i < n; ++i) shifted.at(i, i) -= shift;
+  const Lu f = Factor(shifted);
+  Matrix x;
+  x.n = 1;
+  x.v.assign(static_cast<size_t>(n), Complex(1.0, 0.0));
+  for (int round = 0; round < 3; ++round) {
+    if (f.zero_pivot >= 0) break;
+    x.v = SolveFactored(f, x);
+    double norm = 0.0;
+    for (const Complex& z : x.v) norm += std::norm(z);
+    norm = std::sqrt(norm);
+    if (!(norm > 0.0) || !std::isfinite(norm)) break;
+    for (Complex& z : x.v) z /= norm;
+  }
+  size_t largest = 0;
+  for (size_t i = 1; i < x.v.size(); ++i) {
+    if (std::abs(x.v[i]) > std::abs(x.v[largest])) largest = i;
+  }
+  if (!x.v.empty() && std::abs(x.v[largest]) > 0.0) {
+    const Complex phase = std::conj(x.v[largest]) / std::abs(x.v[largest]);
+    for (Complex& z : x.v) z *= phase;
+  }
+  return x.v;
+}
+
 absl::StatusOr<LinalgRoutine> ReadLinalgRoutine(const Attributes& attrs) {
   const std::string* name = attrs.Get<std::string>("routine");
   if (name == nullptr) return absl::InvalidArgumentError("linalg: needs a 'routine' attribute");
@@ -339,7 +467,7 @@ absl::StatusOr<LinalgRoutine> ReadLinalgRoutine(const Attributes& attrs) {
   return absl::InvalidArgumentError(absl::StrCat("linalg: unknown routine '", *name,
                                                  "' (solve, inv, det, slogdet, cholesky, eigh, "
                                                  "eigvalsh, svd, svd_full, svdvals, qr, "
-                                                 "qr_complete)"));
+                                                 "qr_complete, eig, eigvals)"));
 }
 
 bool TakesRectangular(LinalgRoutine routine) {
@@ -435,6 +563,13 @@ absl::StatusOr<TensorType> LinalgResultType(LinalgRoutine routine,
     case LinalgRoutine::kQrComplete:
       dims.push_back(m * m + m * n);
       return TensorType{a.dtype, Shape(std::move(dims))};
+    case LinalgRoutine::kEig:
+      dims.push_back(n);
+      dims.push_back(n + 1);
+      return TensorType{ComplexOf(a.dtype), Shape(std::move(dims))};
+    case LinalgRoutine::kEigvals:
+      dims.push_back(n);
+      return TensorType{ComplexOf(a.dtype), Shape(std::move(dims))};
   }
   return absl::InternalError("linalg: unhandled routine");
 }
@@ -532,6 +667,24 @@ absl::StatusOr<HostTensor> EvalLinalgNode(const Node& node, const HostTensor& a,
           }
         }
         result = std::move(l.v);
+        break;
+      }
+      case LinalgRoutine::kEig:
+      case LinalgRoutine::kEigvals: {
+        std::vector<Complex> values;
+        if (absl::Status s = HessenbergQrEigenvalues(m, values); !s.ok()) {
+          return LinalgError(*routine, a.type(), index, s.message());
+        }
+        if (*routine == LinalgRoutine::kEigvals) {
+          result = std::move(values);
+          break;
+        }
+        result.assign(static_cast<size_t>(n * (n + 1)), Complex(0.0, 0.0));
+        for (int64_t j = 0; j < n; ++j) {
+          const std::vector<Complex> v = EigenvectorOf(m, values[j]);
+          for (int64_t i = 0; i < n; ++i) result[i * (n + 1) + j] = v[i];
+          result[j * (n + 1) + n] = values[j];
+        }
         break;
       }
       case LinalgRoutine::kEigh:

@@ -21,6 +21,10 @@
 //   qr(a)        -> [..., m k + k n]: q [m, k] with orthonormal columns, then r [k, n] upper
 //                triangular, a = q r (Householder reflections, as LAPACK's geqrf)
 //   qr_complete(a) -> [..., m m + m n]: q [m, m] unitary, r [m, n]
+//   eig(a)       [..., n, n + 1] of a's complex dtype: the right eigenvectors as columns
+//                0..n-1 (each of unit norm, its largest component real, as LAPACK's geev
+//                scales them) and the eigenvalues in column n, in the routine's order
+//   eigvals(a)   [..., n] of a's complex dtype
 // A singular matrix (solve, inv: an exactly zero pivot, as LAPACK reports it), one that is not
 // positive definite (cholesky) and eigenvalues that do not converge (eigh) are errors naming
 // the routine, the operand's type and the batch index.
@@ -28,7 +32,9 @@
 // This file is the definition: the attributes, the result types, and the reference (LU with
 // partial pivoting, Cholesky by columns, cyclic Jacobi rotations for Hermitian matrices, the
 // singular values and vectors from the Jacobi eigenpairs of the smaller Gram matrix (a^H a or
-// a a^H) with the other side's vectors completed by Gram-Schmidt, all in complex double)
+// a a^H) with the other side's vectors completed by Gram-Schmidt, a general matrix's
+// eigenvalues by Hessenberg reduction and shifted QR steps and its eigenvectors by inverse
+// iteration, all in complex double)
 // that the interpreter runs. The host back end runs LAPACK
 // (lib/backend/host/host_linalg.h).
 //
@@ -60,6 +66,8 @@ enum class LinalgRoutine : uint8_t {
   kSvdvals,
   kQr,
   kQrComplete,
+  kEig,
+  kEigvals,
 };
 
 /// Whether the routine takes any [..., m, n] (the singular value routines), not only square.

@@ -106,6 +106,17 @@ EighResult eigh(const Array& a, const std::string& uplo = "L",
 /// numpy.linalg.eigvalsh: eigh's eigenvalues alone.
 Array eigvalsh(const Array& a, const std::string& uplo = "L",
                std::source_location site = std::source_location::current());
+struct EigResult {
+  Array eigenvalues;   // [..., n], complex (complex64 for float32 and complex64 input)
+  Array eigenvectors;  // [..., n, n], columns of unit norm, complex
+};
+/// numpy.linalg.eig of a general square matrix: LAPACK's geev (NumPy's call), the eigenvalues
+/// in its order, each right eigenvector of unit norm with its largest component real. Always
+/// complex: NumPy returns real arrays when every eigenvalue happens to be real, a dtype that
+/// depends on the values, which a lazy array cannot have (JAX's eig is complex too).
+EigResult eig(const Array& a, std::source_location site = std::source_location::current());
+/// numpy.linalg.eigvals: eig's eigenvalues alone.
+Array eigvals(const Array& a, std::source_location site = std::source_location::current());
 struct SvdResult {
   Array U;   // [..., m, m] (full_matrices) or [..., m, k], a's dtype
   Array S;   // [..., k], a's real dtype, descending; k = min(m, n)

@@ -159,6 +159,19 @@ EighResult eigh(const Array& a, const std::string& uplo, std::source_location si
   return {IsComplexType(values.dtype()) ? real(values) : values, packed(ellipsis, Slice(0, n))};
 }
 
+EigResult eig(const Array& a, std::source_location site) {
+  detail::ScopedRecordingSite scope(site);
+  const Array square = SquareStack("eig", a, ComputeType("eig", {&a}));
+  const Array packed = Record("eig", {square});
+  const int64_t n = square.shape()[square.ndim() - 1];
+  return {LastColumn(packed, n), packed(ellipsis, Slice(0, n))};
+}
+
+Array eigvals(const Array& a, std::source_location site) {
+  detail::ScopedRecordingSite scope(site);
+  return Record("eigvals", {SquareStack("eigvals", a, ComputeType("eigvals", {&a}))});
+}
+
 namespace {
 
 // a as a stack of matrices [..., m, n] in `dtype` (the singular value routines).

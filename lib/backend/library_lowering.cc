@@ -55,7 +55,7 @@ std::string DescribeLibraryLowering(const ir::Node& node) {
       break;
     case ir::OpCode::kLinalg:
       gpu = "on the host through LAPACK (cuSOLVER not yet)";
-      host = "LAPACK (?gesv, ?getrf, ?potrf, ?syevd/?heevd)";
+      host = "LAPACK (?gesv, ?getrf, ?potrf, ?syevd/?heevd, ?gesdd, ?geqrf, ?geev)";
       break;
     default:
       gpu = "on the host (no GPU library lowering yet)";

@@ -447,6 +447,11 @@ const std::map<std::string, CaseFn>& Cases() {
       {"linalg_solve_matrix", [](const Inputs& in) { return linalg::solve(in[0], in[1]); }},
       {"linalg_solve_batch", [](const Inputs& in) { return linalg::solve(in[0], in[1]); }},
       {"linalg_solve_broadcast", [](const Inputs& in) { return linalg::solve(in[0], in[1]); }},
+      {"linalg_eigvals_c128", [](const Inputs& in) { return sort(linalg::eigvals(in[0])); }},
+      {"linalg_eigvals_c64", [](const Inputs& in) { return sort(linalg::eigvals(in[0])); }},
+      {"linalg_eigvals_f32", [](const Inputs& in) { return sort(linalg::eigvals(in[0])); }},
+      {"linalg_eigvals_sym", [](const Inputs& in) { return sort(linalg::eigvals(in[0])); }},
+      {"linalg_eigvals_i64", [](const Inputs& in) { return sort(linalg::eigvals(in[0])); }},
       // Sorting and order statistics (gpuc/sorting.h).
       {"sort_so_f64", [](const Inputs& in) { return sort(in[0]); }},
       {"sort_so_f32_axis0", [](const Inputs& in) { return sort(in[0], 0); }},

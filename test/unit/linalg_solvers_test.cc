@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gpuc/gpuc.h"
 #include "lib/exec/options.h"
 #include "test/unit/test_util.h"
@@ -94,6 +95,50 @@ TEST(LinalgSolvers, EveryRoutineAgreesWithTheInterpretersReferenceInEveryDtype) 
     // Eigenvectors are fixed up to a phase: compare a v = v w instead.
     const linalg::EighResult e = linalg::eigh(herm);
     ExpectClose(matmul(herm, e.eigenvectors), e.eigenvectors * e.eigenvalues, dtype, "a v = v w");
+  }
+}
+
+// A general matrix's eigenpairs (real ones with complex conjugate pairs, complex ones, a batch)
+// satisfy a v = v w with unit columns whose largest component is real, on the evaluation
+// target (LAPACK's geev) and on the interpreter (Hessenberg QR and inverse iteration), and
+// eigvals gives eig's eigenvalues; sorted, the two targets' eigenvalues of a complex matrix
+// agree.
+TEST(LinalgSolvers, EigenpairsOfGeneralMatricesSatisfyTheirEquationOnEveryTarget) {
+  for (DType dtype : {float32, float64, complex64, complex128}) {
+    const Array a = Square({2}, 6, dtype, 0.5, 11);
+    for (const char* backend : {"", "interpreter"}) {
+      exec::Options options = exec::CurrentOptions();
+      if (*backend != '\0') options.backend = backend;
+      exec::ScopedOptions scoped(options);
+      const linalg::EigResult e = linalg::eig(a);
+      const std::string what =
+          absl::StrCat(dtype_name(dtype), " on ", *backend ? backend : "the target");
+      EXPECT_EQ(e.eigenvalues.dtype(),
+                dtype == float64 || dtype == complex128 ? complex128 : complex64);
+      const Array v = astype(e.eigenvectors, complex128), w = astype(e.eigenvalues, complex128);
+      const Array av = matmul(astype(a, complex128), v), vw = v * expand_dims(w, -2);
+      ExpectClose(av, vw, dtype, "a v = v w, " + what);
+      ExpectClose(sum(real(v * conj(v)), {-2}), ones({2, 6}), dtype, "unit columns, " + what);
+      ExpectClose(linalg::eigvals(a), e.eigenvalues, dtype, "eigvals = eig's, " + what);
+      // The largest component of each column is real.
+      const std::vector<std::complex<double>> vs = v.to_host<std::complex<double>>();
+      for (int b = 0; b < 2; ++b) {
+        for (int j = 0; j < 6; ++j) {
+          int largest = 0;
+          for (int i = 1; i < 6; ++i) {
+            if (std::abs(vs[b * 36 + i * 6 + j]) > std::abs(vs[b * 36 + largest * 6 + j]))
+              largest = i;
+          }
+          EXPECT_LE(std::abs(vs[b * 36 + largest * 6 + j].imag()), Tolerance(dtype)) << what;
+        }
+      }
+    }
+    // Sorted, the eigenvalues of a complex matrix agree (a real one's conjugate pairs share a
+    // real part only to the last bit, which orders them either way).
+    if (dtype == complex64 || dtype == complex128) {
+      ExpectMatchesTheInterpreter([&] { return sort(linalg::eigvals(a), -1); }, dtype,
+                                  "sorted eigenvalues");
+    }
   }
 }
 

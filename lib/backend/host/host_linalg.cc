@@ -63,6 +63,14 @@ void cheevd_(const char*, const char*, const int*, c32*, const int*, float*, c32
              float*, const int*, int*, const int*, int*, size_t, size_t);
 void zheevd_(const char*, const char*, const int*, c64*, const int*, double*, c64*, const int*,
              double*, const int*, int*, const int*, int*, size_t, size_t);
+void sgeev_(const char*, const char*, const int*, float*, const int*, float*, float*, float*,
+            const int*, float*, const int*, float*, const int*, int*, size_t, size_t);
+void dgeev_(const char*, const char*, const int*, double*, const int*, double*, double*, double*,
+            const int*, double*, const int*, double*, const int*, int*, size_t, size_t);
+void cgeev_(const char*, const char*, const int*, c32*, const int*, c32*, c32*, const int*, c32*,
+            const int*, c32*, const int*, float*, int*, size_t, size_t);
+void zgeev_(const char*, const char*, const int*, c64*, const int*, c64*, c64*, const int*, c64*,
+            const int*, c64*, const int*, double*, int*, size_t, size_t);
 }
 
 namespace gpuc::detail {
@@ -343,6 +351,126 @@ absl::StatusOr<ir::HostTensor> RunSvd(const ir::Node& node, LinalgRoutine routin
   return out;
 }
 
+// ?geev on a column-major copy (NumPy's call): the eigenvalues, and with `vectors` the right
+// eigenvectors, LAPACK's packed real pairs unpacked into complex columns as NumPy does.
+template <typename T>
+struct Geev;
+template <typename R>
+struct GeevReal {
+  using C = std::complex<R>;
+  template <typename F>
+  static int Run(F f, bool vectors, int n, R* a, std::vector<C>& w, std::vector<C>& v) {
+    const int lda = std::max(1, n), one = 1;
+    std::vector<R> wr(static_cast<size_t>(n)), wi(static_cast<size_t>(n));
+    std::vector<R> vr(vectors ? static_cast<size_t>(n) * n : 1);
+    const char* jobvr = vectors ? "V" : "N";
+    int lwork = -1, info = 0;
+    R size = 0, dummy = 0;
+    f("N", jobvr, &n, a, &lda, wr.data(), wi.data(), &dummy, &one, vr.data(), &lda, &size, &lwork,
+      &info, 1, 1);
+    lwork = std::max(1, static_cast<int>(size));
+    std::vector<R> work(static_cast<size_t>(lwork));
+    f("N", jobvr, &n, a, &lda, wr.data(), wi.data(), &dummy, &one, vr.data(), &lda, work.data(),
+      &lwork, &info, 1, 1);
+    if (info != 0) return info;
+    for (int j = 0; j < n; ++j) w[j] = C(wr[j], wi[j]);
+    if (!vectors) return 0;
+    for (int j = 0; j < n; ++j) {
+      const R* re = vr.data() + static_cast<size_t>(j) * n;
+      if (wi[j] == R(0)) {
+        for (int i = 0; i < n; ++i) v[static_cast<size_t>(j) * n + i] = C(re[i], 0);
+      } else if (j + 1 < n) {  // a conjugate pair: columns j (real) and j + 1 (imaginary)
+        const R* im = re + n;
+        for (int i = 0; i < n; ++i) {
+          v[static_cast<size_t>(j) * n + i] = C(re[i], im[i]);
+          v[static_cast<size_t>(j + 1) * n + i] = C(re[i], -im[i]);
+        }
+        ++j;
+      }
+    }
+    return 0;
+  }
+};
+template <typename R>
+struct GeevComplex {
+  using C = std::complex<R>;
+  template <typename F>
+  static int Run(F f, bool vectors, int n, C* a, std::vector<C>& w, std::vector<C>& v) {
+    const int lda = std::max(1, n), one = 1;
+    std::vector<C> vr(vectors ? static_cast<size_t>(n) * n : 1);
+    std::vector<R> rwork(static_cast<size_t>(std::max(1, 2 * n)));
+    const char* jobvr = vectors ? "V" : "N";
+    int lwork = -1, info = 0;
+    C size = 0, dummy = 0;
+    f("N", jobvr, &n, a, &lda, w.data(), &dummy, &one, vr.data(), &lda, &size, &lwork, rwork.data(),
+      &info, 1, 1);
+    lwork = std::max(1, static_cast<int>(size.real()));
+    std::vector<C> work(static_cast<size_t>(lwork));
+    f("N", jobvr, &n, a, &lda, w.data(), &dummy, &one, vr.data(), &lda, work.data(), &lwork,
+      rwork.data(), &info, 1, 1);
+    if (info == 0 && vectors) std::copy(vr.begin(), vr.end(), v.begin());
+    return info;
+  }
+};
+template <>
+struct Geev<float> {
+  static int Run(bool vectors, int n, float* a, std::vector<c32>& w, std::vector<c32>& v) {
+    return GeevReal<float>::Run(sgeev_, vectors, n, a, w, v);
+  }
+};
+template <>
+struct Geev<double> {
+  static int Run(bool vectors, int n, double* a, std::vector<c64>& w, std::vector<c64>& v) {
+    return GeevReal<double>::Run(dgeev_, vectors, n, a, w, v);
+  }
+};
+template <>
+struct Geev<c32> {
+  static int Run(bool vectors, int n, c32* a, std::vector<c32>& w, std::vector<c32>& v) {
+    return GeevComplex<float>::Run(cgeev_, vectors, n, a, w, v);
+  }
+};
+template <>
+struct Geev<c64> {
+  static int Run(bool vectors, int n, c64* a, std::vector<c64>& w, std::vector<c64>& v) {
+    return GeevComplex<double>::Run(zgeev_, vectors, n, a, w, v);
+  }
+};
+
+template <typename T>
+absl::StatusOr<ir::HostTensor> RunEig(const ir::Node& node, LinalgRoutine routine,
+                                      const ir::HostTensor& a) {
+  using C = std::complex<typename Lapack<T>::Real>;
+  ir::HostTensor out = ir::HostTensor::Uninitialized(node.type());
+  const ir::LinalgBatch batch = ir::BatchOf(a.type());
+  const int n = static_cast<int>(batch.n);
+  const int64_t nn = int64_t{n} * n;
+  const bool vectors = routine == LinalgRoutine::kEig;
+  const int64_t per_out = batch.count == 0 ? 0 : node.shape().num_elements() / batch.count;
+  std::vector<T> m(static_cast<size_t>(std::max<int64_t>(1, nn)));
+  std::vector<C> w(static_cast<size_t>(std::max(1, n))), v(static_cast<size_t>(nn));
+  for (int64_t index = 0; index < batch.count; ++index) {
+    Transpose(a.data_as<T>() + index * nn, m.data(), n, n);
+    if (n > 0) {
+      const int info = Geev<T>::Run(vectors, n, m.data(), w, v);
+      if (info > 0) {
+        return ir::LinalgError(routine, a.type(), index, "did not converge (its eigenvalues)");
+      }
+      if (info < 0) return absl::InternalError(absl::StrCat("geev: info ", info));
+    }
+    C* o = out.data_as<C>() + index * per_out;
+    if (!vectors) {
+      std::copy(w.begin(), w.begin() + n, o);
+      continue;
+    }
+    for (int i = 0; i < n; ++i) {
+      for (int j = 0; j < n; ++j) o[i * (n + 1) + j] = v[static_cast<size_t>(j) * n + i];
+      o[i * (n + 1) + n] = w[i];
+    }
+  }
+  return out;
+}
+
 template <typename T>
 absl::StatusOr<ir::HostTensor> Run(const ir::Node& node, LinalgRoutine routine,
                                    const ir::HostTensor& a, const ir::HostTensor* b) {
@@ -466,7 +594,9 @@ absl::StatusOr<ir::HostTensor> Run(const ir::Node& node, LinalgRoutine routine,
       case LinalgRoutine::kSvdvals:
       case LinalgRoutine::kQr:
       case LinalgRoutine::kQrComplete:
-        return absl::InternalError("linalg: rectangular routines run in RunSvd and RunQr");
+      case LinalgRoutine::kEig:
+      case LinalgRoutine::kEigvals:
+        return absl::InternalError("linalg: these routines run in RunSvd, RunQr and RunEig");
     }
     if (info < 0) return absl::InternalError(absl::StrCat("LAPACK: info ", info));
   }
@@ -482,9 +612,11 @@ absl::StatusOr<ir::HostTensor> HostLinalg(const ir::Node& node, const ir::HostTe
   const bool qr = *routine == LinalgRoutine::kQr || *routine == LinalgRoutine::kQrComplete;
   const bool rectangular = ir::TakesRectangular(*routine);
   auto run = [&]<typename T>() {
-    return !rectangular ? Run<T>(node, *routine, a, b)
-           : qr         ? RunQr<T>(node, *routine, a)
-                        : RunSvd<T>(node, *routine, a);
+    const bool eig = *routine == LinalgRoutine::kEig || *routine == LinalgRoutine::kEigvals;
+    return eig            ? RunEig<T>(node, *routine, a)
+           : !rectangular ? Run<T>(node, *routine, a, b)
+           : qr           ? RunQr<T>(node, *routine, a)
+                          : RunSvd<T>(node, *routine, a);
   };
   absl::StatusOr<ir::HostTensor> result =
       a.dtype() == ir::DType::kFloat32      ? run.operator()<float>()
