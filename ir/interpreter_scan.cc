@@ -30,6 +30,9 @@ HostTensor EvalScanNode(const Node& node, const HostTensor& input) {
         const WideValue args[] = {running, x};
         running = EvalElementwise(step, dtype, args);
         StoreElement(dtype, out.element(offset), running);
+        // Each partial result is rounded to the dtype before the next step, as NumPy's
+        // add.accumulate computes in the dtype (a float32 cumsum does not carry double sums).
+        running = LoadElement(dtype, out.element(offset));
       }
     }
   }

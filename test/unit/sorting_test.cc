@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 
 #include "gpuc/gpuc.h"
+#include "lib/exec/options.h"
 #include "test/unit/host_check.h"
 #include "test/unit/test_util.h"
 
@@ -34,6 +35,47 @@ TEST(Sorting, TheHostsThreadedSortAgreesWithTheInterpreterBitForBit) {
                        "\n  %i = argsort %a {axis = ", axis, "} : ", i64, "\n  return %s, %i\n}\n"),
           7, "exact");
     }
+  }
+}
+
+// Scans are not sorting, but they are the other order-dependent step issue 35 compiles for
+// the host: its typed, threaded cumsum and cumprod against the interpreter's, every
+// accumulator dtype, inner and outer axes, sizes past one thread's share.
+TEST(Sorting, TheHostsTypedScansAgreeWithTheInterpreter) {
+  struct Case {
+    const char* in;
+    const char* out;
+    const char* tolerance;
+  };
+  for (const Case& c : {Case{"f64[300,700]", "f64", "exact"}, Case{"f32[1000,33]", "f32", "exact"},
+                        Case{"i32[64,257]", "i64", "exact"}, Case{"u8[40,50]", "u64", "exact"},
+                        Case{"bool[30,70]", "i64", "exact"}, Case{"c64[20,30]", "c64", "exact"},
+                        Case{"f16[8,300]", "f16", "exact"}, Case{"i64[200000]", "i64", "exact"}}) {
+    const std::string in(c.in), dims = in.substr(in.find('['));
+    const std::string out = c.out + dims;
+    const bool two_axes = dims.find(',') != std::string::npos;
+    for (const char* op : {"cumsum", "cumprod"}) {
+      for (int axis = 0; axis < (two_axes ? 2 : 1); ++axis) {
+        test::ExpectHostMatchesInterpreter(
+            absl::StrCat("func @f(%a: ", in, ") -> (", out, ") {\n  %s = ", op,
+                         " %a {axis = ", axis, "} : ", out, "\n  return %s\n}\n"),
+            11, c.tolerance);
+      }
+    }
+  }
+}
+
+// A float32 cumsum rounds each partial sum to float32, as NumPy's add.accumulate: 2^24 + 1
+// rounds back to 2^24 at every step (the interpreter once carried double sums: 2^24 + 2).
+TEST(Sorting, AFloat32CumsumRoundsEveryPartialSum) {
+  const Array a = array<float>({16777216.0f, 1.0f, 1.0f});
+  for (const char* backend : {"", "interpreter"}) {
+    exec::Options options = exec::CurrentOptions();
+    if (*backend != '\0') options.backend = backend;
+    exec::ScopedOptions scoped(options);
+    EXPECT_EQ(cumsum(a).to_host<float>(),
+              (std::vector<float>{16777216.0f, 16777216.0f, 16777216.0f}))
+        << backend;
   }
 }
 

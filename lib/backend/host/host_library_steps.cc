@@ -14,6 +14,7 @@
 #include "lib/backend/host/host_blas.h"
 #include "lib/backend/host/host_fft.h"
 #include "lib/backend/host/host_linalg.h"
+#include "lib/backend/host/host_scan.h"
 #include "lib/backend/host/host_sort.h"
 #include "lib/backend/host/host_sparse.h"
 #include "lib/backend/host/strided_view.h"
@@ -161,8 +162,9 @@ absl::Status InterpretFusedKernel(const passes::FusedKernel& kernel,
         : HostSparseHandles(*m) ? HostSpmv(*m, operands)
         : m->op() == ir::OpCode::kLinalg
             ? HostLinalg(*m, *operands[0], operands.size() > 1 ? operands[1] : nullptr)
-        : IsSortNode(*m) ? absl::StatusOr<ir::HostTensor>(HostSort(*m, *operands[0]))
-                         : ir::InterpretNode(*m, operands);
+        : IsSortNode(*m)      ? absl::StatusOr<ir::HostTensor>(HostSort(*m, *operands[0]))
+        : HostScanHandles(*m) ? absl::StatusOr<ir::HostTensor>(HostScan(*m, *operands[0]))
+                              : ir::InterpretNode(*m, operands);
     if (!value.ok()) return value.status();
     local[planned.get()] = *std::move(value);
   }
