@@ -69,6 +69,7 @@ Array SlogdetF64(const Inputs& in) { return Done(gpuc::linalg::slogdet(in[0]).lo
 Array EigvalshF64(const Inputs& in) { return Done(gpuc::linalg::eigvalsh(in[0])); }
 Array SvdvalsF64(const Inputs& in) { return Done(gpuc::linalg::svdvals(in[0])); }
 Array EigvalsF64(const Inputs& in) { return Done(gpuc::linalg::eigvals(in[0])); }
+Array CumsumF64(const Inputs& in) { return Done(gpuc::cumsum(in[0])); }
 Array SortF32(const Inputs& in) { return Done(gpuc::sort(in[0])); }
 Array MedianRowsF64(const Inputs& in) { return Done(gpuc::median(in[0], 1)); }
 
@@ -172,6 +173,7 @@ const std::vector<HostProgram>& HostPrograms() {
       {"heat_loop_f64", "20 steps of u[1:-1] += 0.25 (u[:-2] - 2u[1:-1] + u[2:])", kAll, FourF64,
        HeatLoopF64},
       {"eigvals_f64", "linalg.eigvals(A)", 100000, SystemF64, EigvalsF64},
+      {"cumsum_f64", "np.cumsum(x)", kAll, OneF64, CumsumF64},
       {"sort_f32", "np.sort(x)", kAll, OneF32, SortF32},
       {"median_rows_f64", "np.median(square, axis=1)", kAll, SquareAndVectorF64, MedianRowsF64},
       {"solve_f64", "linalg.solve(A, b), A square (LAPACK gesv)", 1000000, SystemF64, SolveF64},

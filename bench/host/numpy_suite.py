@@ -106,6 +106,7 @@ PROGRAMS = [
     ("complex_f64", ALL, four_f64, complex_f64),
     ("heat_loop_f64", ALL, four_f64, heat_loop_f64),
     ("eigvals_f64", 100000, system_f64, lambda a, _: np.linalg.eigvals(a).astype(np.complex128)),
+    ("cumsum_f64", ALL, one_f64, np.cumsum),
     ("sort_f32", ALL, one_f32, np.sort),
     ("median_rows_f64", ALL, square_and_vector_f64, lambda a, _: np.median(a, axis=1)),
     ("solve_f64", 1000000, system_f64, np.linalg.solve),
