@@ -15,6 +15,8 @@
 #include "absl/strings/str_cat.h"
 
 #include "gpuc/gpuc.h"
+#include "lib/backend/host/host_library_steps.h"
+#include "lib/eval/evaluator.h"
 #include "lib/exec/options.h"
 #include "test/unit/host_check.h"
 #include "test/unit/test_util.h"
@@ -77,6 +79,22 @@ TEST(Sorting, AFloat32CumsumRoundsEveryPartialSum) {
               (std::vector<float>{16777216.0f, 16777216.0f, 16777216.0f}))
         << backend;
   }
+}
+
+// A step that still runs on the reference interpreter inside a plan is named by --stats
+// (InterpretedOpsText); sorts and scans no longer are.
+TEST(Sorting, StepsLeftOnTheInterpreterAreNamedAndSortsAndScansAreNotAmongThem) {
+  if (detail::EvaluationTarget(exec::CurrentOptions()).name() != "host") {
+    GTEST_SKIP() << "counts the host's steps";
+  }
+  sort(array<double>({2.0, 1.0})).eval();
+  cumsum(array<double>({2.0, 1.0})).eval();
+  const std::string before = detail::InterpretedOpsText();
+  EXPECT_EQ(before.find("sort"), std::string::npos) << before;
+  EXPECT_EQ(before.find("cumsum"), std::string::npos) << before;
+  bincount(array<int64_t>({1, 2, 2}), 4).eval();  // a scatter-add: not compiled yet
+  const std::string after = detail::InterpretedOpsText();
+  EXPECT_NE(after.find("scatter x"), std::string::npos) << after;
 }
 
 TEST(Sorting, ArgsortIsStableAndPartitionPutsTheKthInPlace) {

@@ -13,6 +13,7 @@
 #include "lib/backend/cuda/cuda_cost_model.h"
 #include "lib/backend/cuda/gpu_executor.h"
 #include "lib/backend/cuda/gpu_region_write.h"
+#include "lib/backend/host/host_library_steps.h"
 #include "lib/backend/library_lowering.h"
 #include "lib/exec/plan_values.h"
 #include "lib/exec/target.h"
@@ -179,6 +180,9 @@ class CudaDeviceTarget final : public Target {
         " uploads, ", s.downloads, " downloads\n");
     if (s.host_kernels + s.library_steps > 0) {
       absl::StrAppend(&text, "gpu: last host step: ", s.last_host_reason, "\n");
+    }
+    if (const std::string ops = detail::InterpretedOpsText(); !ops.empty()) {
+      absl::StrAppend(&text, "on the reference interpreter (host steps included): ", ops, "\n");
     }
     return text;
   }

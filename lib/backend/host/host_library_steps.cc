@@ -4,9 +4,15 @@
 
 #include <cstring>
 #include <functional>
+#include <iostream>
+#include <map>
+#include <mutex>
+#include <string>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/node_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 
 #include "ir/interpreter.h"
 #include "ir/matmul_semantics.h"
@@ -18,6 +24,7 @@
 #include "lib/backend/host/host_sort.h"
 #include "lib/backend/host/host_sparse.h"
 #include "lib/backend/host/strided_view.h"
+#include "lib/exec/current_options.h"
 
 namespace gpuc::detail {
 
@@ -63,7 +70,46 @@ ir::HostTensor WriteRegionInPlace(const ir::Node& write, const ir::HostTensor& o
   return old.SharingStorage(write.type());
 }
 
+// Library ops and scans run by the interpreter, by op name (InterpretedOpsText).
+struct InterpretedOps {
+  std::mutex mutex;
+  std::map<std::string, int64_t> counts;
+};
+
+InterpretedOps& Interpreted() {
+  static auto* ops = new InterpretedOps;  // leaked: plans may run from static destructors
+  return *ops;
+}
+
+// Counts `node` when it is a library op or scan about to run on the interpreter, and says so
+// once per op under GPUC_EXPLAIN=1.
+void NoteInterpreted(const ir::Node& node) {
+  const ir::OpKind kind = node.info().kind;
+  if (kind != ir::OpKind::kLibrary && kind != ir::OpKind::kScan) return;
+  const std::string name(ir::OpName(node.op()));
+  bool first = false;
+  {
+    InterpretedOps& ops = Interpreted();
+    std::lock_guard<std::mutex> lock(ops.mutex);
+    first = ops.counts[name]++ == 0;
+  }
+  if (first && exec::CurrentOptions().explain) {
+    std::cerr << "gpuc: explain: " << name << " " << node.type().ToString()
+              << (node.location().empty() ? "" : " (recorded at " + node.location() + ")")
+              << " runs on the reference interpreter: it has no compiled host implementation "
+                 "yet\n";
+  }
+}
+
 }  // namespace
+
+std::string InterpretedOpsText() {
+  InterpretedOps& ops = Interpreted();
+  std::lock_guard<std::mutex> lock(ops.mutex);
+  std::vector<std::string> parts;
+  for (const auto& [name, count] : ops.counts) parts.push_back(absl::StrCat(name, " x", count));
+  return absl::StrJoin(parts, ", ");
+}
 
 bool InterpretedOffsetsArePositions(const passes::FusedKernel& kernel) {
   for (const ir::NodeRef& m : kernel.nodes) {
@@ -164,7 +210,7 @@ absl::Status InterpretFusedKernel(const passes::FusedKernel& kernel,
             ? HostLinalg(*m, *operands[0], operands.size() > 1 ? operands[1] : nullptr)
         : IsSortNode(*m)      ? absl::StatusOr<ir::HostTensor>(HostSort(*m, *operands[0]))
         : HostScanHandles(*m) ? absl::StatusOr<ir::HostTensor>(HostScan(*m, *operands[0]))
-                              : ir::InterpretNode(*m, operands);
+                              : (NoteInterpreted(*m), ir::InterpretNode(*m, operands));
     if (!value.ok()) return value.status();
     local[planned.get()] = *std::move(value);
   }

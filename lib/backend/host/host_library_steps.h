@@ -3,12 +3,14 @@
 // A step that code generation does not compile (a library op, a scan, a kernel without a
 // lowering yet) runs here on host values: matmuls of BLAS dtypes through OpenBLAS, FFTs,
 // checked sparse products, LAPACK routines and sorts through their host implementations, the
-// rest on the reference interpreter. The host executor runs such steps in place; the CUDA executor between a
-// download and an upload.
+// rest on the reference interpreter. The host executor runs such steps in place; the CUDA executor
+// between a download and an upload.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GPUC_LIB_BACKEND_HOST_HOST_LIBRARY_STEPS_H_
 #define GPUC_LIB_BACKEND_HOST_HOST_LIBRARY_STEPS_H_
+
+#include <string>
 
 #include "absl/status/status.h"
 #include "ir/host_tensor.h"
@@ -25,6 +27,12 @@ namespace gpuc::detail {
 absl::Status InterpretFusedKernel(const passes::FusedKernel& kernel,
                                   PlanValues<ir::HostTensor>& values,
                                   absl::Span<const int64_t> positions = {});
+
+/// The library ops and scans that ran on the reference interpreter inside a plan (no typed
+/// host implementation yet: scatters, integer products, complex cumulative products), by op
+/// name, since the process started: what `--stats` reports, so a step that left the compiled
+/// path is named. With GPUC_EXPLAIN=1 the first of each op says so on stderr.
+std::string InterpretedOpsText();
 
 /// Whether every nonzero offset of `kernel`'s members reads a numbered position, so
 /// InterpretFusedKernel runs it at any positions.

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "codegen/kernel_spec.h"
 #include "lib/backend/host/host_executor.h"
+#include "lib/backend/host/host_library_steps.h"
 #include "lib/backend/library_lowering.h"
 #include "lib/exec/target.h"
 
@@ -104,11 +105,15 @@ class CompiledHostTarget final : public Target {
 
   std::string StatsText() const override {
     const detail::HostBackendStats s = detail::HostExecutor::Get().stats();
-    return absl::StrCat("host: ", s.kernel_runs, " compiled kernel runs (", s.compiles,
-                        " compiled in ", s.compile_microseconds / 1000, " ms, ", s.disk_hits,
-                        " from the disk cache, ", s.memory_hits, " from memory), ",
-                        s.interpreted_kernels, " interpreted, ", s.library_steps,
-                        " library steps\n");
+    return absl::StrCat(
+        "host: ", s.kernel_runs, " compiled kernel runs (", s.compiles, " compiled in ",
+        s.compile_microseconds / 1000, " ms, ", s.disk_hits, " from the disk cache, ",
+        s.memory_hits, " from memory), ", s.interpreted_kernels, " interpreted, ", s.library_steps,
+        " library steps\n",
+        detail::InterpretedOpsText().empty()
+            ? ""
+            : absl::StrCat("host: on the reference interpreter: ", detail::InterpretedOpsText(),
+                           "\n"));
   }
 };
 
