@@ -543,6 +543,17 @@ absl::StatusOr<TensorType> InferLibrary(OpCode op, absl::Span<const TensorType> 
             op, absl::StrCat("axis ", *axis, " is out of range for ", a.ToString(),
                              a.shape.rank() == 0 ? " (a 0-d array has no axis to sort)" : ""));
       }
+      if (attrs.Has("kth")) {
+        absl::StatusOr<std::vector<int64_t>> kth = attrs.GetInts("kth");
+        if (!kth.ok()) return Prefixed(op, kth.status());
+        for (size_t i = 0; i < kth->size(); ++i) {
+          if ((*kth)[i] < 0 || (*kth)[i] >= a.shape[*axis] ||
+              (i > 0 && (*kth)[i] <= (*kth)[i - 1])) {
+            return OpError(op, absl::StrCat("kth must be increasing positions in [0, ",
+                                            a.shape[*axis], "), got ", (*kth)[i]));
+          }
+        }
+      }
       return op == OpCode::kSort ? a : TensorType{DType::kInt64, a.shape};
     }
     case OpCode::kLinalg: {

@@ -23,6 +23,8 @@ absl::Span<const absl::string_view> AllowedAttributes(OpCode op) {
   static constexpr absl::string_view kUpdateSlice[] = {"start", "stop", "step", "in_place",
                                                        "positions"};
   static constexpr absl::string_view kAxis[] = {"axis"};
+  // kth: only these positions need hold what a full sort puts there (a partition).
+  static constexpr absl::string_view kSort[] = {"axis", "kth"};
   // api: the public function that recorded it (bincount), named by its evaluation errors.
   // in_place: as update_slice's (the scatter writes its values into the old storage).
   static constexpr absl::string_view kScatter[] = {"axis", "combiner", "wrap", "api", "in_place"};
@@ -60,9 +62,10 @@ absl::Span<const absl::string_view> AllowedAttributes(OpCode op) {
     case OpCode::kCumSum:
     case OpCode::kCumProd:
     case OpCode::kTake:
+      return kAxis;
     case OpCode::kSort:
     case OpCode::kArgSort:
-      return kAxis;
+      return kSort;
     case OpCode::kScatter:
       return kScatter;
     case OpCode::kPad:

@@ -1,4 +1,5 @@
 //===- sorting_api.cc - sort, argsort, median, quantile, unique -----------===//
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -30,10 +31,21 @@ std::pair<Array, int64_t> Line(const char* op, const Array& a, std::optional<int
   return {a, detail::NormalizeAxisOrThrow(op, *axis, a.ndim())};
 }
 
-Array SortOp(ir::OpCode op, const Array& a, int64_t axis) {
+// A sort along `axis`, or with `kth` (increasing positions) a partition at them.
+Array SortOp(ir::OpCode op, const Array& a, int64_t axis, std::vector<int64_t> kth = {}) {
   ir::Attributes attrs;
   attrs.Set("axis", axis);
+  if (!kth.empty()) attrs.Set("kth", std::move(kth));
   return detail::Record(op, {a}, std::move(attrs));
+}
+
+// The positions a statistic reads, increasing and unique, with the last one (where NaNs sort)
+// for the NaN check, as NumPy partitions for its median and quantiles.
+std::vector<int64_t> Positions(std::vector<int64_t> kth, int64_t n) {
+  kth.push_back(n - 1);
+  std::sort(kth.begin(), kth.end());
+  kth.erase(std::unique(kth.begin(), kth.end()), kth.end());
+  return kth;
 }
 
 // a[..., lo:hi, ...] along `axis`, or a[..., k, ...] (the axis dropped).
@@ -60,26 +72,35 @@ Array NanWhereTheLineHasOne(const Array& sorted, int64_t axis, const Array& valu
   return where(isnan(last), std::numeric_limits<double>::quiet_NaN(), value);
 }
 
-// One q of np.quantile's "linear" method over lines of `sorted` along `axis` (n >= 1), as
-// NumPy 1.24's _quantile and _lerp compute it: the virtual index q (n - 1), its floor and
-// the next position (both the last past the end, where gamma counts from -1), then
-// a + (b - a) gamma, or b - (b - a)(1 - gamma) from gamma >= 0.5; b - a in the input dtype,
-// the rest in float64 (complex128), since gamma is a float64 array there.
-Array LinearQuantile(const Array& sorted, int64_t axis, double q) {
-  const int64_t n = sorted.shape()[axis];
+// Where one q of np.quantile's "linear" method reads a sorted line of n >= 1 values, as NumPy
+// 1.24's _quantile computes it: the virtual index q (n - 1), its floor and the next position
+// (both the last past the end, where gamma counts from -1).
+struct QuantilePlace {
+  int64_t prev, next;
+  double gamma;
+};
+QuantilePlace PlaceOf(double q, int64_t n) {
   const double v = q * static_cast<double>(n - 1);
-  int64_t prev = static_cast<int64_t>(std::floor(v)), next = prev + 1;
-  double gamma = v - static_cast<double>(prev);
+  QuantilePlace p{static_cast<int64_t>(std::floor(v)), 0, 0.0};
+  p.next = p.prev + 1;
+  p.gamma = v - static_cast<double>(p.prev);
   if (v >= static_cast<double>(n - 1)) {
-    prev = next = n - 1;
-    gamma = v + 1.0;
+    p.prev = p.next = n - 1;
+    p.gamma = v + 1.0;
   }
+  return p;
+}
+
+// The value there, interpolated as NumPy's _lerp: a + (b - a) gamma, or b - (b - a)(1 - gamma)
+// from gamma >= 0.5; b - a in the input dtype, the rest in float64 (complex128), since gamma
+// is a float64 array there.
+Array LinearQuantile(const Array& sorted, int64_t axis, const QuantilePlace& p) {
   const DType wide =
       ir::KindOf(detail::ToIr(sorted.dtype())) == ir::DTypeKind::kComplex ? complex128 : float64;
-  const Array a = At(sorted, axis, prev), b = At(sorted, axis, next);
+  const Array a = At(sorted, axis, p.prev), b = At(sorted, axis, p.next);
   const Array diff = (b - a).astype(wide);
   const Array value =
-      gamma >= 0.5 ? b.astype(wide) - diff * (1.0 - gamma) : a.astype(wide) + diff * gamma;
+      p.gamma >= 0.5 ? b.astype(wide) - diff * (1.0 - p.gamma) : a.astype(wide) + diff * p.gamma;
   return NanWhereTheLineHasOne(sorted, axis, value);
 }
 
@@ -100,9 +121,18 @@ std::vector<Array> Quantiles(const char* op, const Array& a, const std::vector<d
     detail::ThrowInvalid(absl::StrCat(op, ": the array has no elements along axis ", ax, " (",
                                       detail::NumpyShapeText(line.shape()), ")"));
   }
-  const Array sorted = sort(line, ax);
+  const int64_t n = line.shape()[ax];
+  std::vector<QuantilePlace> places;
+  std::vector<int64_t> positions;
+  for (double x : q) {
+    places.push_back(PlaceOf(scale == 1.0 ? x : x / scale, n));
+    positions.push_back(places.back().prev);
+    positions.push_back(places.back().next);
+  }
+  // Only the positions read (and the last, for NaNs) need their sorted values: a partition.
+  const Array sorted = SortOp(ir::OpCode::kSort, line, ax, Positions(positions, n));
   std::vector<Array> values;
-  for (double x : q) values.push_back(LinearQuantile(sorted, ax, scale == 1.0 ? x : x / scale));
+  for (const QuantilePlace& p : places) values.push_back(LinearQuantile(sorted, ax, p));
   return values;
 }
 
@@ -125,7 +155,7 @@ Array partition(const Array& a, int64_t kth, int64_t axis) {
     detail::ThrowInvalid(absl::StrCat("partition: kth ", kth, " is out of bounds for ", n,
                                       " elements along axis ", ax));
   }
-  return SortOp(ir::OpCode::kSort, line, ax);
+  return SortOp(ir::OpCode::kSort, line, ax, {kth < 0 ? kth + n : kth});
 }
 
 Array argpartition(const Array& a, int64_t kth, int64_t axis) {
@@ -135,13 +165,16 @@ Array argpartition(const Array& a, int64_t kth, int64_t axis) {
     detail::ThrowInvalid(absl::StrCat("argpartition: kth ", kth, " is out of bounds for ", n,
                                       " elements along axis ", ax));
   }
-  return SortOp(ir::OpCode::kArgSort, line, ax);
+  return SortOp(ir::OpCode::kArgSort, line, ax, {kth < 0 ? kth + n : kth});
 }
 
 Array median(const Array& a, std::optional<int64_t> axis) {
   auto [line, ax] = Line("median", a, axis);
   const int64_t n = line.shape()[ax];
-  const Array sorted = sort(line, ax);
+  // Only the middle one or two positions (and the last, for NaNs) need their sorted values.
+  const Array sorted =
+      n == 0 ? sort(line, ax)
+             : SortOp(ir::OpCode::kSort, line, ax, Positions({(n - 1) / 2, n / 2}, n));
   // np.median takes np.mean of the middle one or two elements: its dtype rules and its sum.
   const Array middle = mean(Along(sorted, ax, (n - 1) / 2, n / 2 + 1), {ax});
   return NanWhereTheLineHasOne(sorted, ax, middle);

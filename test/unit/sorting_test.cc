@@ -112,6 +112,17 @@ TEST(Sorting, ArgsortIsStableAndPartitionPutsTheKthInPlace) {
   EXPECT_EQ(p[40], sorted[40]);
   for (int k = 0; k < 40; ++k) EXPECT_LE(p[k], p[40]);
   for (int k = 41; k < 101; ++k) EXPECT_GE(p[k], p[40]);
+  // argpartition's positions put the same values there (a selection on the host, a full sort
+  // on the interpreter: both partitions).
+  for (const char* backend : {"", "interpreter"}) {
+    exec::Options options = exec::CurrentOptions();
+    if (*backend != '\0') options.backend = backend;
+    exec::ScopedOptions scoped(options);
+    const std::vector<int64_t> at = argpartition(array(x), -61).to_host<int64_t>();
+    EXPECT_EQ(x[at[40]], sorted[40]) << backend;
+    for (int k = 0; k < 40; ++k) EXPECT_LE(x[at[k]], sorted[40]) << backend;
+    for (int k = 41; k < 101; ++k) EXPECT_GE(x[at[k]], sorted[40]) << backend;
+  }
 }
 
 TEST(Sorting, MistakesAreErrorsNamingTheOp) {

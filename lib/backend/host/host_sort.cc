@@ -66,12 +66,26 @@ void SortLines(const ir::Node& node, const ir::HostTensor& input, ir::HostTensor
       }
     }
   };
+  // A partition (kth): a selection per position, each on what lies after the previous one,
+  // as NumPy's introselect with several kth.
+  const std::vector<int64_t>* kth = node.attrs().Get<std::vector<int64_t>>("kth");
+  auto select = [&](std::vector<std::pair<Key, int64_t>>& line) {
+    auto from = line.begin();
+    for (int64_t k : *kth) {
+      std::nth_element(from, line.begin() + k, line.end(), before);
+      from = line.begin() + k + 1;
+    }
+  };
   auto sort = [&](int64_t begin, int64_t end, int64_t) {
     std::vector<std::pair<Key, int64_t>> line(static_cast<size_t>(l.extent));
     for (int64_t n = begin; n < end; ++n) {
       const int64_t base = (n / l.inner) * l.extent * l.inner + n % l.inner;
       for (int64_t k = 0; k < l.extent; ++k) line[k] = {to_key(in[base + k * l.inner]), k};
-      sort_line(line);
+      if (kth != nullptr) {
+        select(line);
+      } else {
+        sort_line(line);
+      }
       if (values) {
         Stored* to = reinterpret_cast<Stored*>(out.data());
         for (int64_t k = 0; k < l.extent; ++k) {
