@@ -17,10 +17,7 @@ HostTensor EvalScanNode(const Node& node, const HostTensor& input) {
       ConvertTo(dtype, WideValue::Signed(node.op() == OpCode::kCumSum ? 0 : 1));
   // Row-major: the elements of one scan line are `stride` apart, and the lines start at every
   // (outer, inner) pair.
-  const int64_t extent = shape[static_cast<int>(axis)];
-  int64_t inner = 1;
-  for (int i = static_cast<int>(axis) + 1; i < shape.rank(); ++i) inner *= shape[i];
-  const int64_t outer = extent == 0 || inner == 0 ? 0 : shape.num_elements() / (extent * inner);
+  const auto [extent, inner, outer] = LinesAlong(shape, static_cast<int>(axis));
   for (int64_t o = 0; o < outer; ++o) {
     for (int64_t in = 0; in < inner; ++in) {
       WideValue running = identity;

@@ -32,11 +32,7 @@ HostTensor EvalSortNode(const Node& node, const HostTensor& input) {
   const int axis = static_cast<int>(*node.attrs().Get<int64_t>("axis"));
   const Shape& shape = input.shape();
   const DType dtype = input.dtype();
-  // Lines along `axis`: `extent` elements `inner` apart, one per (outer, inner) pair.
-  const int64_t extent = shape[axis];
-  int64_t inner = 1;
-  for (int i = axis + 1; i < shape.rank(); ++i) inner *= shape[i];
-  const int64_t outer = extent == 0 || inner == 0 ? 0 : shape.num_elements() / (extent * inner);
+  const auto [extent, inner, outer] = LinesAlong(shape, axis);
   std::vector<WideValue> line(static_cast<size_t>(extent));
   std::vector<int64_t> order(static_cast<size_t>(extent));
   for (int64_t o = 0; o < outer; ++o) {

@@ -54,6 +54,14 @@ std::vector<int64_t> ContiguousStrides(const Shape& shape) {
   return strides;
 }
 
+AxisLines LinesAlong(const Shape& shape, int axis) {
+  AxisLines l;
+  l.extent = shape[axis];
+  for (int i = axis + 1; i < shape.rank(); ++i) l.inner *= shape[i];
+  l.outer = l.extent == 0 || l.inner == 0 ? 0 : shape.num_elements() / (l.extent * l.inner);
+  return l;
+}
+
 absl::StatusOr<Shape> BroadcastShapes(const Shape& a, const Shape& b) {
   int rank = std::max(a.rank(), b.rank());
   std::vector<int64_t> dims(rank);

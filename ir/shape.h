@@ -60,6 +60,14 @@ absl::Status ValidateShape(const Shape& shape);
 /// Row-major strides in elements ({3,1} for [2,3]).
 std::vector<int64_t> ContiguousStrides(const Shape& shape);
 
+/// The lines along one axis of a row-major array (what a scan or a sort walks): `outer`
+/// blocks of `extent` x `inner` elements; a line's elements are `inner` apart, and line
+/// (o, i) starts at o * extent * inner + i. `outer` is 0 for an empty array.
+struct AxisLines {
+  int64_t extent = 0, inner = 1, outer = 0;
+};
+AxisLines LinesAlong(const Shape& shape, int axis);
+
 /// NumPy broadcasting of two shapes; the error names both shapes and the first bad axis.
 absl::StatusOr<Shape> BroadcastShapes(const Shape& a, const Shape& b);
 /// Broadcasts any number of shapes (the empty list gives a 0-d shape).

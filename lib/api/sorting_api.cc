@@ -125,7 +125,7 @@ std::vector<Array> Quantiles(const char* op, const Array& a, const std::vector<d
   std::vector<QuantilePlace> places;
   std::vector<int64_t> positions;
   for (double x : q) {
-    places.push_back(PlaceOf(scale == 1.0 ? x : x / scale, n));
+    places.push_back(PlaceOf(x / scale, n));  // percentile: q / 100, as NumPy
     positions.push_back(places.back().prev);
     positions.push_back(places.back().next);
   }
@@ -148,24 +148,27 @@ Array argsort(const Array& a, std::optional<int64_t> axis) {
   return SortOp(ir::OpCode::kArgSort, line, ax);
 }
 
-Array partition(const Array& a, int64_t kth, int64_t axis) {
-  auto [line, ax] = Line("partition", a, axis);
+namespace {
+
+// np.partition's and np.argpartition's check and kth (a negative one counts from the end).
+Array PartitionOp(const char* name, ir::OpCode op, const Array& a, int64_t kth, int64_t axis) {
+  auto [line, ax] = Line(name, a, axis);
   const int64_t n = line.shape()[ax];
   if (kth < -n || kth >= n) {
-    detail::ThrowInvalid(absl::StrCat("partition: kth ", kth, " is out of bounds for ", n,
+    detail::ThrowInvalid(absl::StrCat(name, ": kth ", kth, " is out of bounds for ", n,
                                       " elements along axis ", ax));
   }
-  return SortOp(ir::OpCode::kSort, line, ax, {kth < 0 ? kth + n : kth});
+  return SortOp(op, line, ax, {kth < 0 ? kth + n : kth});
+}
+
+}  // namespace
+
+Array partition(const Array& a, int64_t kth, int64_t axis) {
+  return PartitionOp("partition", ir::OpCode::kSort, a, kth, axis);
 }
 
 Array argpartition(const Array& a, int64_t kth, int64_t axis) {
-  auto [line, ax] = Line("argpartition", a, axis);
-  const int64_t n = line.shape()[ax];
-  if (kth < -n || kth >= n) {
-    detail::ThrowInvalid(absl::StrCat("argpartition: kth ", kth, " is out of bounds for ", n,
-                                      " elements along axis ", ax));
-  }
-  return SortOp(ir::OpCode::kArgSort, line, ax, {kth < 0 ? kth + n : kth});
+  return PartitionOp("argpartition", ir::OpCode::kArgSort, a, kth, axis);
 }
 
 Array median(const Array& a, std::optional<int64_t> axis) {

@@ -254,6 +254,9 @@ std::vector<std::shared_ptr<ArrayImpl>> TakeAlivePending() {
 
 namespace {
 
+// How far back a chain of views is followed to the value it views.
+constexpr int kMaxViewChain = 4;
+
 bool IsViewOp(ir::OpCode op) {
   return op == ir::OpCode::kSlice || op == ir::OpCode::kReshape || op == ir::OpCode::kTranspose ||
          op == ir::OpCode::kBroadcastTo;
@@ -271,10 +274,10 @@ struct CarriedView {
 std::optional<CarriedView> ViewOfEvaluated(
     const std::shared_ptr<ArrayImpl>& a,
     const absl::flat_hash_map<const ir::Node*, ArrayImpl*>& evaluated) {
-  constexpr int kMaxChain = 4;
   std::vector<ir::NodeRef> chain;
   ir::NodeRef n = a->node;
-  for (int depth = 0; depth < kMaxChain && IsViewOp(n->op()) && n->num_operands() == 1; ++depth) {
+  for (int depth = 0; depth < kMaxViewChain && IsViewOp(n->op()) && n->num_operands() == 1;
+       ++depth) {
     chain.push_back(n);
     ir::NodeRef operand = n->operands()[0];
     auto it = evaluated.find(operand.get());
@@ -292,9 +295,9 @@ std::optional<CarriedView> ViewOfEvaluated(
 // through it (evaluating it would copy the window: `data(colon, Slice(i, none))` taken for
 // the next step's matmul copied half the matrix every step).
 bool ViewsStoredValue(const ArrayImpl& a) {
-  constexpr int kMaxChain = 4;
   const ir::Node* n = a.node.get();
-  for (int depth = 0; depth < kMaxChain && IsViewOp(n->op()) && n->num_operands() == 1; ++depth) {
+  for (int depth = 0; depth < kMaxViewChain && IsViewOp(n->op()) && n->num_operands() == 1;
+       ++depth) {
     n = n->operands()[0].get();
     if (n->binding() != nullptr) return true;
   }

@@ -22,11 +22,7 @@ template <typename In, typename Acc, typename Combine, typename Load, typename S
 void ScanLines(const ir::Node& node, const ir::HostTensor& input, ir::HostTensor& out, Acc identity,
                Combine combine, Load load, Store store) {
   const int axis = static_cast<int>(*node.attrs().Get<int64_t>("axis"));
-  const ir::Shape& shape = input.shape();
-  const int64_t extent = shape[axis];
-  int64_t inner = 1;
-  for (int i = axis + 1; i < shape.rank(); ++i) inner *= shape[i];
-  const int64_t outer = extent == 0 || inner == 0 ? 0 : shape.num_elements() / (extent * inner);
+  const auto [extent, inner, outer] = ir::LinesAlong(input.shape(), axis);
   if (outer == 0) return;
   const In* in = reinterpret_cast<const In*>(input.data());
   std::byte* to = out.data();

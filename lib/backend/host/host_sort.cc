@@ -22,24 +22,12 @@ constexpr int64_t kElementsPerChunk = 1 << 14;
 // A single line at least this long is sorted in pieces on every thread, then merged.
 constexpr int64_t kParallelLine = 1 << 16;
 
-struct Lines {
-  int64_t extent = 0, inner = 1, outer = 0;
-};
-
-Lines LinesOf(const ir::Shape& shape, int axis) {
-  Lines l;
-  l.extent = shape[axis];
-  for (int i = axis + 1; i < shape.rank(); ++i) l.inner *= shape[i];
-  l.outer = l.extent == 0 || l.inner == 0 ? 0 : shape.num_elements() / (l.extent * l.inner);
-  return l;
-}
-
 // Sorts every line of `input` whose elements are `Stored` in memory and compare as `Key`.
 template <typename Stored, typename Key, typename ToKey>
 void SortLines(const ir::Node& node, const ir::HostTensor& input, ir::HostTensor& out,
                ToKey to_key) {
   const int axis = static_cast<int>(*node.attrs().Get<int64_t>("axis"));
-  const Lines l = LinesOf(input.shape(), axis);
+  const ir::AxisLines l = ir::LinesAlong(input.shape(), axis);
   const bool values = node.op() == ir::OpCode::kSort;
   const Stored* in = reinterpret_cast<const Stored*>(input.data());
   const int64_t lines = l.outer * l.inner;

@@ -4,15 +4,10 @@
 #include <cstring>
 
 #include "ir/copy_bytes.h"
+#include "ir/shape.h"
 
 namespace gpuc::detail {
 namespace {
-
-std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& shape) {
-  std::vector<int64_t> strides(shape.size(), 1);
-  for (size_t d = shape.size(); d-- > 1;) strides[d - 1] = strides[d] * shape[d];
-  return strides;
-}
 
 // The strides of `to` over the storage `from_shape`/`from_strides` walk, or nothing when the
 // reshape merges axes that are not adjacent in memory (NumPy's _attempt_nocopy_reshape):
@@ -49,29 +44,14 @@ std::optional<std::vector<int64_t>> ReshapedStrides(const std::vector<int64_t>& 
   return ns;  // trailing unit axes keep stride 1: any stride reads their one element
 }
 
-int64_t Elements(const std::vector<int64_t>& shape) {
-  int64_t n = 1;
-  for (int64_t e : shape) n *= e;
-  return n;
-}
-
 }  // namespace
 
 StridedView StridedView::Whole(const ir::HostTensor& t) {
   StridedView v;
   v.base = t;
   v.shape = t.shape().ToVector();
-  v.strides = RowMajorStrides(v.shape);
+  v.strides = ir::ContiguousStrides(t.shape());
   return v;
-}
-
-bool StridedView::IsRowMajorContiguous() const {
-  int64_t expected = 1;
-  for (size_t d = shape.size(); d-- > 0;) {
-    if (shape[d] != 1 && strides[d] != expected) return false;
-    expected *= shape[d];
-  }
-  return true;
 }
 
 std::optional<StridedView> ApplyView(const ir::Node& node, const StridedView& of) {
@@ -95,9 +75,9 @@ std::optional<StridedView> ApplyView(const ir::Node& node, const StridedView& of
       return v;
     }
     case ir::OpCode::kReshape: {
-      if (Elements(shape) == 0) {
+      if (node.shape().num_elements() == 0) {
         v.shape = shape;
-        v.strides = RowMajorStrides(shape);
+        v.strides = ir::ContiguousStrides(node.shape());
         return v;
       }
       std::optional<std::vector<int64_t>> strides = ReshapedStrides(of.shape, of.strides, shape);

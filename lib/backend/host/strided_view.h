@@ -29,7 +29,6 @@ struct StridedView {
   /// The whole of `t`, row-major.
   static StridedView Whole(const ir::HostTensor& t);
   const std::byte* data() const { return base.element(offset); }
-  bool IsRowMajorContiguous() const;
 };
 
 /// The view `node` (ir::IsStridedViewOp, its attributes already placed at the run's positions)
