@@ -127,6 +127,20 @@ HostTensor EvalDataMovementNode(const Node& node, const Operands& operands) {
   return out;
 }
 
+absl::Status IndexOutOfBoundsError(const Node& node, const TensorType& data, int64_t index,
+                                   int axis) {
+  const int64_t extent = data.shape[axis];
+  // A scatter recorded by a public function (bincount) speaks of that function's input.
+  if (const std::string* api = node.attrs().Get<std::string>("api")) {
+    return absl::OutOfRangeError(absl::StrCat(*api, ": x holds ", index, ", outside [0, ", extent,
+                                              "): the counts have length ", extent,
+                                              index < 0 ? " and x must not be negative" : ""));
+  }
+  return absl::OutOfRangeError(absl::StrCat(OpName(node.op()), ": index ", index,
+                                            " is out of bounds for axis ", axis, " with size ",
+                                            extent, " of ", data.ToString()));
+}
+
 namespace {
 
 /// indices[k] as a position along an axis of `extent`: negative ones count from the end when
@@ -141,15 +155,7 @@ absl::StatusOr<int64_t> PositionAlongAxis(const Node& node, const HostTensor& da
                       ? (v.u > static_cast<uint64_t>(extent) ? extent : static_cast<int64_t>(v.u))
                       : v.i;
   if (index < (wrap ? -extent : 0) || index >= extent) {
-    // A scatter recorded by a public function (bincount) speaks of that function's input.
-    if (const std::string* api = node.attrs().Get<std::string>("api")) {
-      return absl::OutOfRangeError(absl::StrCat(*api, ": x holds ", index, ", outside [0, ", extent,
-                                                "): the counts have length ", extent,
-                                                index < 0 ? " and x must not be negative" : ""));
-    }
-    return absl::OutOfRangeError(absl::StrCat(OpName(node.op()), ": index ", index,
-                                              " is out of bounds for axis ", axis, " with size ",
-                                              extent, " of ", data.type().ToString()));
+    return IndexOutOfBoundsError(node, data.type(), index, axis);
   }
   return index < 0 ? index + extent : index;
 }

@@ -33,6 +33,11 @@ absl::StatusOr<HostTensor> EvalTakeNode(const Node& node, const HostTensor& data
 /// scatter: out-of-range indices are errors too.
 absl::StatusOr<HostTensor> EvalScatterNode(const Node& node, const HostTensor& data,
                                            const HostTensor& indices, const HostTensor& values);
+/// The error of take or scatter `node` (over `data`, along `axis`) for an index outside the
+/// axis: NumPy's IndexError text, or the public function's (bincount's) when it recorded one.
+/// Back ends that check indices on the device report through it too.
+absl::Status IndexOutOfBoundsError(const Node& node, const TensorType& data, int64_t index,
+                                   int axis);
 absl::StatusOr<HostTensor> EvalLibraryNode(const Node& node, const Operands& operands);
 
 }  // namespace gpuc::ir::interp

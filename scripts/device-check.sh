@@ -30,8 +30,10 @@ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format
 if [ "$mode" = tests ]; then
   GPUC_POISON=1 "$bin/gpuc_gpu_tests" 2>&1 | tee "$out/gpu_tests.log" | grep -E "^\[  (FAILED|PASSED|SKIPPED) |Failure|launches|^\[ RUN.*Gpu" | head -60
   "$bin/gpuc_gpu_fault_test" 2>&1 | tail -3
-  # Every unit test evaluates on the GPU here (the default where there is a device).
-  GPUC_POISON=1 "$bin/gpuc_unit_tests" 2>&1 | tee "$out/unit_tests_on_gpu.log" | grep -E "^\[  (FAILED|PASSED) |Failure" | head -40
+  # Every unit test evaluates on the GPU here (the default where there is a device). They
+  # assert NumPy's bits, so float scatter-adds keep NumPy's order (GPUC_DETERMINISTIC=1; the
+  # GPU's atomic scatters have their own tests in gpuc_gpu_tests' ScatterGpu).
+  GPUC_DETERMINISTIC=1 GPUC_POISON=1 "$bin/gpuc_unit_tests" 2>&1 | tee "$out/unit_tests_on_gpu.log" | grep -E "^\[  (FAILED|PASSED) |Failure" | head -40
   # The same differential suite with element-by-element reduction loads (the other path).
   GPUC_GPU_VECTOR_REDUCTIONS=0 GPUC_POISON=1 GPUC_CACHE_DIR=/tmp/gpuc-cache-scalar \
     "$bin/gpuc_gpu_tests" --gtest_filter='GpuBackendTest.*' 2>&1 | tee "$out/gpu_tests_scalar_reductions.log" |

@@ -72,6 +72,7 @@ Options Options::FromEnvironment() {
   if (Variable("GPUC_INDEX_BITS") == "64") o.min_index_bits = 64;
   o.gemm_epilogues = Variable("GPUC_GEMM_EPILOGUES") != "0";
   o.cuda_graphs = Variable("GPUC_CUDA_GRAPHS") != "0";
+  o.deterministic = Variable("GPUC_DETERMINISTIC") == "1";
   o.poison = Variable("GPUC_POISON") == "1";
   if (int threads = 0; absl::SimpleAtoi(Variable("GPUC_NUM_THREADS"), &threads) && threads > 0) {
     o.threads = threads;
@@ -105,6 +106,7 @@ std::string Options::Describe() const {
       "  GPU arch = ", gpu_arch.empty() ? "(the device's, else sm_90)" : gpu_arch, "   [--arch]\n",
       "  GEMM epilogues = ", OnOff(gemm_epilogues), "   [GPUC_GEMM_EPILOGUES]\n",
       "  CUDA graphs = ", OnOff(cuda_graphs), "   [GPUC_CUDA_GRAPHS]\n",
+      "  deterministic = ", OnOff(deterministic), "   [GPUC_DETERMINISTIC]\n",
       "  poison outputs = ", OnOff(poison), "   [GPUC_POISON]\n",
       "  host threads = ", threads == 0 ? std::string("(one per core)") : absl::StrCat(threads),
       "   [GPUC_NUM_THREADS]\n", "  vendor libraries = ", OnOff(vendor_libraries),
@@ -125,7 +127,8 @@ std::string Options::CodegenKey() const {
 std::string Options::PlanKey() const {
   return absl::StrCat(CodegenKey(), " arch=", gpu_arch, " arrays=", max_kernel_arrays,
                       gemm_epilogues ? "" : " no-epilogues", cuda_graphs ? "" : " no-graphs",
-                      poison ? " poison" : "", " threads=", threads);
+                      deterministic ? " deterministic" : "", poison ? " poison" : "",
+                      " threads=", threads);
 }
 
 std::shared_ptr<const OptionsSnapshot> CurrentSnapshot() {

@@ -46,6 +46,10 @@ struct Options {
   // -- Running.
   /// GPUC_CUDA_GRAPHS=0: a repeated plan launches its kernels itself instead of a graph.
   bool cuda_graphs = true;
+  /// GPUC_DETERMINISTIC=1: every result has the same bits on every run, as NumPy's order
+  /// gives them; off, a GPU scatter-add of floats at repeated indices rounds in the order
+  /// its atomics run (lib/backend/cuda/gpu_scatter.h).
+  bool deterministic = false;
   /// GPUC_POISON=1: outputs are filled with 0xA5 before kernels write them (tests set it).
   bool poison = false;
   /// GPUC_NUM_THREADS: the host's worker threads; 0 is one per core.

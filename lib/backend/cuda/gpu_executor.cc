@@ -94,6 +94,9 @@ absl::StatusOr<std::shared_ptr<const GpuPlan>> GpuExecutor::Prepare(
     } else if (kernel.nodes.size() == 1 && ir::IsInPlaceWrite(*kernel.nodes[0]) &&
                GpuWritesRegionInPlace(*kernel.nodes[0])) {
       step.region_write = true;
+    } else if (kernel.kind == passes::KernelKind::kLibrary && kernel.nodes.size() == 1 &&
+               kernel.nodes[0]->op() == ir::OpCode::kScatter) {
+      step.scatter = impl_->ScatterKernelsFor(*kernel.nodes[0], options, host_reason);
     } else if (kernel.kind == passes::KernelKind::kLibrary && kernel.nodes.size() == 1) {
       absl::StatusOr<LibraryCall> call = impl_->libraries->Prepare(*kernel.nodes[0]);
       if (call.ok()) {
@@ -102,7 +105,7 @@ absl::StatusOr<std::shared_ptr<const GpuPlan>> GpuExecutor::Prepare(
         host_reason = std::string(call.status().message());
       }
     }
-    if (!step.compiled && !step.library) {
+    if (!step.compiled && !step.library && !step.scatter) {
       std::lock_guard<std::mutex> lock(impl_->mutex);
       impl_->stats.last_host_reason = host_reason;
     }
@@ -117,10 +120,10 @@ absl::StatusOr<std::shared_ptr<const GpuPlan>> GpuExecutor::Prepare(
     // Library calls take whole operands (no offsets); region writes and host steps read
     // theirs from the members' numbered positions, kernels from their symbols.
     plan->serves_every_position =
-        plan->serves_every_position &&
-        (step.compiled                       ? step.spec->OffsetsArePositions()
-         : step.library || step.region_write ? true
-                                             : InterpretedOffsetsArePositions(*step.kernel));
+        plan->serves_every_position && (step.compiled ? step.spec->OffsetsArePositions()
+                                        : step.library || step.region_write || step.scatter
+                                            ? true
+                                            : InterpretedOffsetsArePositions(*step.kernel));
   }
   return plan;
 }
@@ -213,6 +216,7 @@ absl::StatusOr<std::vector<DeviceTensor>> GpuExecutor::Run(const GpuPlan& plan,
         step.library        ? impl_->RunLibrary(stream, step, values, allocate,
                                                 last_read(step.kernel->nodes[0]->operands()[0].get()))
         : step.region_write ? impl_->WriteRegion(stream, *step.kernel, values, positions)
+        : step.scatter      ? impl_->RunScatter(stream, step, values, allocate)
         : !step.compiled    ? impl_->RunOnHost(stream, *step.kernel, values, positions)
         : replay ? impl_->RunKernel(stream, step, values, allocate, positions, &launches, &keep)
                  : impl_->RunKernel(stream, step, values, allocate, positions);

@@ -46,6 +46,7 @@ struct GpuBackendStats {
   int64_t host_kernels = 0;          // fused kernels without a GPU lowering, run on the host
   int64_t library_calls = 0;         // library ops as vendor-library calls (cuBLAS, cuFFT)
   int64_t library_steps = 0;         // library ops and scans without one, run on the host
+  int64_t scatters = 0;              // scatter steps run as GPU kernels (gpu_scatter.h)
   int64_t graph_replays = 0;         // runs of a repeated plan as one CUDA graph launch
   int64_t graph_builds = 0;          // graphs built (a plan's second run, or new launch shapes)
   int64_t graph_node_updates = 0;    // kernel nodes whose parameters a replay rewrote

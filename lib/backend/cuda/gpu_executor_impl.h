@@ -23,6 +23,7 @@
 #include "codegen/nvptx_compiler.h"
 #include "lib/backend/cuda/gpu_executor.h"
 #include "lib/backend/cuda/gpu_library.h"
+#include "lib/backend/cuda/gpu_scatter.h"
 #include "lib/exec/compile_cache.h"
 #include "lib/exec/plan_values.h"
 #include "runtime/kernel_graph.h"
@@ -45,6 +46,7 @@ struct GpuPlanStep {
   std::shared_ptr<const GpuKernel> compiled;  // null: a library call, or runs on the host
   std::optional<LibraryCall> library;         // a vendor-library call (cuBLAS, cuFFT, cuSPARSE)
   bool region_write = false;                  // an update_slice copied into its donated storage
+  std::shared_ptr<const GpuScatterKernels> scatter;  // a scatter as GPU kernels
 };
 
 struct GpuPlan : ScheduledGraph {
@@ -78,6 +80,19 @@ struct GpuExecutor::Impl {
   // The device loop's counter kernel (gpu_device_loop.cc), loaded on first use.
   std::unique_ptr<runtime::CudaModule> loop_module;
   runtime::CudaKernel loop_advance;
+  // Scatter kernels by GpuScatterKey, loaded on first use.
+  absl::flat_hash_map<std::string, std::shared_ptr<const GpuScatterKernels>> scatters;
+
+  /// `scatter`'s kernels, or why it runs on the host (empty when it is a GPU scatter).
+  std::shared_ptr<const GpuScatterKernels> ScatterKernelsFor(const ir::Node& scatter,
+                                                             const exec::Options& options,
+                                                             std::string& host_reason);
+  /// Runs a scatter step's kernels into a copy of its data (or, written in place, into the
+  /// data's donated storage).
+  absl::Status RunScatter(
+      runtime::CudaStream& stream, const GpuPlanStep& step,
+      absl::flat_hash_map<const ir::Node*, DeviceTensor>& values,
+      const std::function<absl::StatusOr<DeviceTensor>(const ir::Node*)>& allocate);
 
   absl::StatusOr<GpuCodegen*> CodegenFor(const exec::Options& options);
   absl::StatusOr<std::shared_ptr<const GpuKernel>> GetOrCompile(const codegen::KernelSpec& spec,

@@ -5,6 +5,7 @@
 #include "ir/positions.h"
 #include "lib/backend/cuda/gpu_region_write.h"
 #include "lib/backend/host/host_library_steps.h"
+#include "lib/exec/target.h"
 
 namespace gpuc::detail {
 
@@ -45,6 +46,61 @@ absl::Status GpuExecutor::Impl::WriteRegion(
   ++stats.in_place_writes;
   stats.in_place_write_bytes +=
       planned->operand(1).shape().num_elements() * ir::DTypeSize(planned->dtype());
+  return absl::OkStatus();
+}
+
+std::shared_ptr<const GpuScatterKernels> GpuExecutor::Impl::ScatterKernelsFor(
+    const ir::Node& scatter, const exec::Options& options, std::string& host_reason) {
+  std::string refusal = GpuScatterRefusal(scatter, options.deterministic);
+  if (!refusal.empty()) {
+    host_reason = std::move(refusal);
+    return nullptr;
+  }
+  const std::string key = GpuScatterKey(scatter);
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (auto it = scatters.find(key); it != scatters.end()) return it->second;
+  }
+  exec::Options device_options = options;
+  device_options.gpu_arch.clear();  // the kernels load on this device
+  absl::StatusOr<std::shared_ptr<const GpuScatterKernels>> kernels =
+      LoadGpuScatter(*device, scatter, exec::GpuArchitecture(device_options));
+  if (!kernels.ok()) {  // no NVRTC, say: the host's scatter still gives the answer
+    host_reason = std::string(kernels.status().message());
+    return nullptr;
+  }
+  std::lock_guard<std::mutex> lock(mutex);
+  return scatters.try_emplace(key, *kernels).first->second;
+}
+
+absl::Status GpuExecutor::Impl::RunScatter(
+    runtime::CudaStream& stream, const GpuPlanStep& step,
+    absl::flat_hash_map<const ir::Node*, DeviceTensor>& values,
+    const std::function<absl::StatusOr<DeviceTensor>(const ir::Node*)>& allocate) {
+  const ir::Node& node = *step.kernel->nodes[0];
+  const DeviceTensor data = values.at(&node.operand(0));
+  DeviceTensor out{node.type(), data.storage, data.address};
+  if (!ir::IsInPlaceWrite(node)) {  // a copy of the data, combined into
+    absl::StatusOr<DeviceTensor> fresh = allocate(&node);
+    if (!fresh.ok()) return fresh.status();
+    out = *std::move(fresh);
+    if (out.size_in_bytes() > 0) {
+      if (absl::Status s = stream.CopyDeviceToDevice(out.address, data.address,
+                                                     static_cast<size_t>(out.size_in_bytes()));
+          !s.ok()) {
+        return s;
+      }
+    }
+  }
+  if (absl::Status s = RunGpuScatter(*device, stream, *step.scatter, node,
+                                     values.at(&node.operand(1)), values.at(&node.operand(2)), out);
+      !s.ok()) {
+    return s;
+  }
+  stream.NoteLaunch("gpuc_scatter_apply");
+  values[&node] = std::move(out);
+  std::lock_guard<std::mutex> lock(mutex);
+  ++stats.scatters;
   return absl::OkStatus();
 }
 
