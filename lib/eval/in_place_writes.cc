@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 
 #include "absl/container/flat_hash_map.h"
 
@@ -51,6 +52,66 @@ bool Disjoint(const Footprint& a, const Footprint& b) {
     if (a0 > a1 || b0 > b1 || a1 < b0 || b1 < a0) return true;
   }
   return false;
+}
+
+// A single index as base + offset: through adds and subtracts of integer constants and
+// reshapes of one element (a loop's `k - 1` beside its `k`); integer-typed expressions only.
+struct OffsetIndex {
+  const ir::Node* base = nullptr;
+  int64_t offset = 0;
+};
+
+std::optional<int64_t> IntegerScalarConstant(const ir::Node& n) {
+  if (n.op() != ir::OpCode::kConstant || n.shape().num_elements() != 1) return std::nullopt;
+  const int64_t* v = n.attrs().Get<int64_t>("value");
+  if (v == nullptr || *v < -(int64_t{1} << 40) || *v > (int64_t{1} << 40)) return std::nullopt;
+  return *v;
+}
+
+std::optional<OffsetIndex> OffsetIndexOf(const ir::Node* n) {
+  OffsetIndex at;
+  for (int depth = 0; depth < 8; ++depth) {
+    if (n->shape().num_elements() != 1 ||
+        (n->dtype() != ir::DType::kInt64 && n->dtype() != ir::DType::kInt32)) {
+      return std::nullopt;
+    }
+    if (n->op() == ir::OpCode::kReshape) {
+      n = &n->operand(0);
+      continue;
+    }
+    if (n->op() == ir::OpCode::kAdd || n->op() == ir::OpCode::kSub) {
+      if (std::optional<int64_t> c = IntegerScalarConstant(n->operand(1))) {
+        at.offset += n->op() == ir::OpCode::kAdd ? *c : -*c;
+        n = &n->operand(0);
+        continue;
+      }
+      if (std::optional<int64_t> c = IntegerScalarConstant(n->operand(0));
+          c && n->op() == ir::OpCode::kAdd) {
+        at.offset += *c;
+        n = &n->operand(1);
+        continue;
+      }
+    }
+    break;
+  }
+  at.base = n;
+  return at;
+}
+
+// Whether `reader`, a take of one position of the array `write` scatters one position into,
+// reads another position than the write's for every value of their common index: k + a and
+// k + b along an axis of extent E are one position only when a - b is a multiple of E (a
+// negative index counts from the end; one out of range is an error anyway).
+bool TakesAnotherPosition(const ir::Node& reader, const ir::Node& write) {
+  if (reader.op() != ir::OpCode::kTake || write.op() != ir::OpCode::kScatter) return false;
+  const int64_t* read_axis = reader.attrs().Get<int64_t>("axis");
+  const int64_t* write_axis = write.attrs().Get<int64_t>("axis");
+  if (read_axis == nullptr || write_axis == nullptr || *read_axis != *write_axis) return false;
+  const std::optional<OffsetIndex> r = OffsetIndexOf(&reader.operand(1));
+  const std::optional<OffsetIndex> w = OffsetIndexOf(&write.operand(1));
+  if (!r || !w || r->base != w->base) return false;
+  const int64_t extent = write.shape()[static_cast<int>(*write_axis)];
+  return extent > 0 && (r->offset - w->offset) % extent != 0;
 }
 
 }  // namespace
@@ -130,7 +191,8 @@ absl::flat_hash_set<const ir::Node*> FindWrites(const ir::Graph& graph, bool pri
     // see its region. A reader whose every use (transitively) feeds the write is done before
     // it, whichever kernels the uses are fused into, since each such kernel has an output the
     // write waits for: u[1:-1] = f(u[:-2], u[1:-1], u[2:]) computes f, then writes in place.
-    // A scatter's region depends on its indices: all of the old value, for this analysis.
+    // A scatter's region depends on its indices: all of the old value for this analysis,
+    // but for a take of another position along the axis of a one-position scatter.
     const Footprint region = n->op() == ir::OpCode::kUpdateSlice
                                  ? RegionOf(*n, n->operand(1).shape())
                                  : Everywhere(n->shape());
@@ -164,7 +226,7 @@ absl::flat_hash_set<const ir::Node*> FindWrites(const ir::Graph& graph, bool pri
         if (in_chain(reader)) continue;
         const ir::Node& r = *node_of[reader];
         elsewhere = (r.op() == ir::OpCode::kSlice && Disjoint(RegionOf(r, r.shape()), region)) ||
-                    done_before(reader);
+                    TakesAnotherPosition(r, *n) || done_before(reader);
       }
     }
     if (!elsewhere) continue;

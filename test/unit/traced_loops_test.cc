@@ -195,6 +195,66 @@ TEST(TracedLoopsTest, AScatterAtTheIndexFillsOneRowPerStepInPlace) {
   EXPECT_EQ(after.in_place_write_bytes - before.in_place_write_bytes, (n - 1) * n * 8);
 }
 
+TEST(TracedLoopsTest, TwoRecurrencesReadingRowKMinusOneOfBothWriteRowKInPlace) {
+  // The Thomas algorithm's forward sweep: rows k of cp and dp from rows k - 1 of both, the
+  // read of cp[k - 1] feeding both new rows. The reads are of other rows than the writes
+  // (k - 1 against k), so both scatters go in place from the second step: a row a step.
+  exec::Options host = exec::CurrentOptions();
+  host.backend = "host";
+  exec::ScopedOptions scope(host);
+  const int64_t n = 48, m = 5;
+  const std::vector<double> bv = test::UniformDoubles(n * m, 7),
+                            dv = test::UniformDoubles(n * m, 8);
+  const Array b = array(bv, Shape{n, m}) + 2.0, d = array(dv, Shape{n, m});
+  const detail::HostBackendStats before = detail::HostExecutor::Get().stats();
+  const LoopStats loops_before = loop_stats();
+  std::vector<Array> out =
+      fori_loop(1, n,
+                [&](const Array& k, const std::vector<Array>& s) {
+                  const Array denom = take(b, k, 0) - 0.5 * take(s[0], k - 1, 0);
+                  const Array cpk = 1.0 / denom;
+                  const Array dpk = (take(d, k, 0) - take(s[1], k - 1, 0)) / denom;
+                  return std::vector<Array>{s[0].at(k).set(cpk), s[1].at(k).set(dpk)};
+                },
+                {zeros({n, m}) + 0.25, zeros({n, m}) + 0.5});
+  std::vector<double> cp(n * m, 0.25), dp(n * m, 0.5);
+  for (int64_t k = 1; k < n; ++k) {
+    for (int64_t j = 0; j < m; ++j) {
+      const double denom = (bv[k * m + j] + 2.0) - 0.5 * cp[(k - 1) * m + j];
+      cp[k * m + j] = 1.0 / denom;
+      dp[k * m + j] = (dv[k * m + j] - dp[(k - 1) * m + j]) / denom;
+    }
+  }
+  EXPECT_EQ(out[0].to_host<double>(), cp);
+  EXPECT_EQ(out[1].to_host<double>(), dp);
+  const detail::HostBackendStats after = detail::HostExecutor::Get().stats();
+  EXPECT_EQ(loop_stats().in_place_steps - loops_before.in_place_steps, n - 2);
+  // Two rows of m a step, from the second step on.
+  EXPECT_EQ(after.in_place_write_bytes - before.in_place_write_bytes, (n - 2) * 2 * m * 8);
+}
+
+TEST(TracedLoopsTest, AReadOfTheWrittenPositionKeepsTheScatterOutOfPlace) {
+  // take(s, k + n) is row k again (n rows: k + n wraps to k): the analysis must not take it
+  // for another row, or the second scatter would read the first one's result.
+  exec::Options host = exec::CurrentOptions();
+  host.backend = "host";
+  exec::ScopedOptions scope(host);
+  const int64_t n = 6;
+  const detail::HostBackendStats before = detail::HostExecutor::Get().stats();
+  std::vector<Array> out = fori_loop(
+      0, n - 1,
+      [&](const Array& k, const std::vector<Array>& s) {
+        const Array again = take(s[0], k - n, 0);  // row k (negative: counts from the end)
+        return std::vector<Array>{s[0].at(k).set(again + 1.0), s[1].at(k).set(again * 2.0)};
+      },
+      {arange(n).astype(float64), zeros({n})});
+  EXPECT_EQ(out[0].to_host<double>(), (std::vector<double>{1, 2, 3, 4, 5, 5}));
+  EXPECT_EQ(out[1].to_host<double>(), (std::vector<double>{0, 2, 4, 6, 8, 0}));
+  // Only s[1]'s element a step (from the second step) went in place.
+  const detail::HostBackendStats after = detail::HostExecutor::Get().stats();
+  EXPECT_EQ(after.in_place_write_bytes - before.in_place_write_bytes, (n - 2) * 8);
+}
+
 TEST(TracedLoopsTest, AnInPlaceScatterWithAnIndexOutOfRangeWritesNothing) {
   // Every index is checked before the first element is written, so the donated storage (an
   // array's values) is as it was when the scatter fails.

@@ -126,6 +126,18 @@ bool InterpretedOffsetsArePositions(const passes::FusedKernel& kernel) {
 absl::Status InterpretFusedKernel(const passes::FusedKernel& kernel,
                                   PlanValues<ir::HostTensor>& values,
                                   absl::Span<const int64_t> positions) {
+  // A lone region write in place (a loop's `u(Slice(1, -1)) = ...`): a copy, without the
+  // view machinery below, which costs more than the copy of a small region.
+  if (kernel.nodes.size() == 1 && kernel.nodes[0]->op() == ir::OpCode::kUpdateSlice &&
+      ir::IsInPlaceWrite(*kernel.nodes[0]) && kernel.outputs.size() == 1 &&
+      kernel.outputs[0] == kernel.nodes[0]) {
+    const ir::NodeRef& planned = kernel.nodes[0];
+    const ir::NodeRef m = ir::PlacedAt(planned, positions);
+    ir::HostTensor written =
+        WriteRegionInPlace(*m, values.at(&planned->operand(0)), values.at(&planned->operand(1)));
+    values[planned.get()] = std::move(written);
+    return absl::OkStatus();
+  }
   // Node-based: a member's operands are pointers into it while views are copied into it.
   absl::node_hash_map<const ir::Node*, ir::HostTensor> local;
   // A library step's views (fusion.h's library_reads_views) are not computed where they
