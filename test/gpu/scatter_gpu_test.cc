@@ -179,5 +179,41 @@ TEST(ScatterGpu, DeterministicModeRunsOrderDependentScattersInNumpysOrder) {
   EXPECT_EQ(gpu.stats().scatters, before.scatters);
 }
 
+TEST(ScatterGpu, AForiLoopWithAScatterRunsOnTheDevice) {
+  // Row k of an n x n matrix set at step k: the scatter is recorded into the device loop (a
+  // copy into the next state's buffer, the check, the combine), no step driven from the host.
+  GPUC_REQUIRE_GPU_EXECUTOR(gpu);
+  const int64_t n = 64;
+  const std::vector<double> row_values = test::UniformDoubles(n, 3);
+  const Array row = array(row_values);
+  const Array start = zeros({n, n});
+  const detail::GpuBackendStats before = gpu.stats();
+  Array m = fori_loop(
+      0, n, [&](const Array& k, const Array& m) { return m.at(k).set(row * (k + 1)); }, start);
+  const std::vector<double> got = m.to_host<double>();
+  for (int64_t k = 0; k < n; ++k) {
+    for (int64_t j = 0; j < n; ++j) {
+      ASSERT_EQ(got[k * n + j], row_values[j] * static_cast<double>(k + 1)) << k << "," << j;
+    }
+  }
+  EXPECT_EQ(start.to_host<double>(), std::vector<double>(n * n, 0.0));
+  const detail::GpuBackendStats after = gpu.stats();
+  EXPECT_EQ(after.device_loop_steps - before.device_loop_steps, n);
+  EXPECT_EQ(after.scatters - before.scatters, n);
+  EXPECT_EQ(after.library_steps, before.library_steps) << after.last_host_reason;
+  // One step too many: row n is out of range, and the loop says so.
+  try {
+    fori_loop(
+        0, n + 1, [&](const Array& k, const Array& m) { return m.at(k).add(row); }, start);
+    ADD_FAILURE() << "a scatter out of range ran";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("out of bounds"), std::string::npos) << e.what();
+  }
+  // The process goes on: the same loop in range still runs.
+  Array again = fori_loop(
+      0, 2, [&](const Array& k, const Array& m) { return m.at(k).add(row); }, start);
+  EXPECT_EQ(again.to_host<double>()[n + 1], row_values[1]);
+}
+
 }  // namespace
 }  // namespace gpuc

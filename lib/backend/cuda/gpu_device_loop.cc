@@ -16,7 +16,9 @@
 // The trip count of a fori_loop is known on the host, so no device-side exit test is needed.
 // A body the graph cannot hold (library calls, host steps, kernels whose bounds checks report
 // errors: the check reads an error word back after the kernel) is Unimplemented here and runs
-// a step at a time.
+// a step at a time. Scatters are recorded (gpu_scatter.h: a copy of the data into the next
+// state's buffer, the index check, the atomic combine), their checks' error words read once
+// after the loop.
 //
 //===----------------------------------------------------------------------===//
 #include <algorithm>
@@ -87,7 +89,7 @@ absl::StatusOr<std::vector<DeviceTensor>> GpuExecutor::RunLoop(const GpuPlan& pl
                                                                absl::Span<const DeviceTensor> args,
                                                                const exec::LoopSteps& loop) {
   const ir::Graph& graph = plan.graph;
-  if (!plan.replayable) {
+  if (!plan.loopable) {
     return absl::UnimplementedError(
         "the body has a step a CUDA graph cannot hold (a library call, a host step, or a "
         "kernel that checks bounds), or CUDA graphs are off");
@@ -162,6 +164,22 @@ absl::StatusOr<std::vector<DeviceTensor>> GpuExecutor::RunLoop(const GpuPlan& pl
   }
   // Scratch and partials the recorded launches use: held until the launches are queued.
   std::vector<std::shared_ptr<DeviceStorage>> keep;
+  // One error word per scatter step, cleared now and read once the loop is queued: a check
+  // that finds an index out of range leaves that step's combine undone.
+  std::vector<const GpuPlanStep*> scatters;
+  for (const GpuPlanStep& step : plan.steps) {
+    if (step.scatter) scatters.push_back(&step);
+  }
+  std::shared_ptr<DeviceStorage> errors;
+  if (!scatters.empty()) {
+    absl::StatusOr<std::shared_ptr<DeviceStorage>> s =
+        allocate_storage(static_cast<int64_t>(8 * scatters.size()));
+    if (!s.ok()) return s.status();
+    errors = *s;
+    if (absl::Status f = impl_->Fill(stream, errors->address(), 0, 8 * scatters.size()); !f.ok()) {
+      return f;
+    }
+  }
   const runtime::RecordedLaunch advance{&impl_->loop_advance, {1}, {1}, {(*counters)->address()}};
   // One step's launches, reading `from` as the state and writing `to`.
   auto record = [&](absl::Span<const DeviceTensor> from, const std::vector<DeviceTensor>& to,
@@ -189,7 +207,22 @@ absl::StatusOr<std::vector<DeviceTensor>> GpuExecutor::RunLoop(const GpuPlan& pl
       keep.push_back(t.storage);
       return t;
     };
+    size_t scatter_slot = 0;
     for (const GpuPlanStep& step : plan.steps) {
+      if (step.scatter) {
+        const ir::Node& node = *step.kernel->nodes[0];
+        absl::StatusOr<DeviceTensor> out = allocate(&node);
+        if (!out.ok()) return out.status();
+        if (absl::Status s =
+                RecordGpuScatter(dev, stream, *step.scatter, node, values.at(&node.operand(0)),
+                                 values.at(&node.operand(1)), values.at(&node.operand(2)), *out,
+                                 errors->address() + 8 * scatter_slot++, launches, keep);
+            !s.ok()) {
+          return s;
+        }
+        values[&node] = *std::move(out);
+        continue;
+      }
       if (absl::Status s = impl_->RunKernel(stream, step, values, allocate, {}, &launches, &keep);
           !s.ok()) {
         return s;
@@ -250,8 +283,25 @@ absl::StatusOr<std::vector<DeviceTensor>> GpuExecutor::RunLoop(const GpuPlan& pl
     if (absl::Status s = LaunchDirectly(stream, last); !s.ok()) return s;
     final_set = 1;
   }
+  if (errors) {  // a scatter's index out of range in some step: the loop's result is void
+    std::vector<uint64_t> found(scatters.size(), 0);
+    if (absl::Status s = stream.CopyDeviceToHost(found.data(), errors->address(), 8 * found.size());
+        !s.ok()) {
+      return s;
+    }
+    for (size_t i = 0; i < found.size(); ++i) {
+      if (found[i] == 0) continue;
+      const ir::Node& node = *scatters[i]->kernel->nodes[0];
+      const int axis = static_cast<int>(*node.attrs().Get<int64_t>("axis"));
+      return absl::OutOfRangeError(absl::StrCat(
+          "scatter", node.location().empty() ? "" : " (recorded at " + node.location() + ")",
+          ": an index is out of bounds for axis ", axis, " with size ", node.shape()[axis], " of ",
+          node.type().ToString(), " in a step of the loop run on the device"));
+    }
+  }
   {
     std::lock_guard<std::mutex> lock(impl_->mutex);
+    impl_->stats.scatters += static_cast<int64_t>(scatters.size()) * loop.steps;
     ++impl_->stats.device_loops;
     impl_->stats.device_loop_steps += loop.steps;
     impl_->stats.graph_replays += graph_launches;

@@ -114,9 +114,12 @@ absl::StatusOr<std::shared_ptr<const GpuPlan>> GpuExecutor::Prepare(
   // Poisoning stays possible: the fills are issued while the launches are recorded, so the
   // stream runs them before the graph.
   plan->replayable = options.cuda_graphs;
+  plan->loopable = options.cuda_graphs;
   plan->serves_every_position = true;
   for (const GpuPlanStep& step : plan->steps) {
-    plan->replayable = plan->replayable && step.compiled && !step.compiled->layout.reports_errors;
+    const bool silent_kernel = step.compiled && !step.compiled->layout.reports_errors;
+    plan->replayable = plan->replayable && silent_kernel;
+    plan->loopable = plan->loopable && (silent_kernel || step.scatter);
     // Library calls take whole operands (no offsets); region writes and host steps read
     // theirs from the members' numbered positions, kernels from their symbols.
     plan->serves_every_position =

@@ -55,6 +55,9 @@ struct GpuPlan : ScheduledGraph {
   /// Whether the plan can replay as a CUDA graph: every step a GPU kernel, none reporting
   /// errors (their check reads the error words back between launches).
   bool replayable = false;
+  /// Whether a device loop can record the plan's steps (gpu_device_loop.cc): kernels that
+  /// report no errors, and scatters, whose checks a loop reads once at its end.
+  bool loopable = false;
   bool serves_every_position = false;  // see GpuExecutor::ServesEveryPosition
   /// The plan's launches as a graph, built on the second run (a plan run once pays nothing)
   /// and rebuilt when the launches change shape (other grids for other sizes).

@@ -133,7 +133,7 @@ __device__ __forceinline__ void Combine(T* target, T v) {
 
 // Checks every index; records the first one outside the axis as count - k in error[0] (an
 // atomic max finds the smallest k), and for "set" the last k that writes each position.
-extern "C" __global__ void gpuc_scatter_check(const I* indices, i64 count, i64 extent, int wrap,
+extern "C" __global__ void gpuc_scatter_check(const I* indices, i64 count, i64 extent, i64 wrap,
                                               i64* winner, u64* error) {
   for (i64 k = (i64)blockIdx.x * blockDim.x + threadIdx.x; k < count;
        k += (i64)gridDim.x * blockDim.x) {
@@ -175,6 +175,27 @@ extern "C" __global__ void gpuc_scatter_apply(T* out, const I* indices, const T*
     Combine(target, values[e]);
 #endif
   }
+}
+
+// Every winner at -1 (no value writes there yet).
+extern "C" __global__ void gpuc_scatter_unclaim(i64* winner, i64 extent) {
+  for (i64 p = (i64)blockIdx.x * blockDim.x + threadIdx.x; p < extent;
+       p += (i64)gridDim.x * blockDim.x) {
+    winner[p] = -1;
+  }
+}
+
+// dst = src, `bytes` of them: the scatter's copy of its data inside a recorded device loop
+// (a graph of kernel nodes only). 16 bytes at a time where both are aligned (pool blocks and
+// arena offsets are).
+struct __align__(16) Sixteen { u64 lo, hi; };
+extern "C" __global__ void gpuc_scatter_copy(unsigned char* dst, const unsigned char* src,
+                                             i64 bytes) {
+  const i64 first = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+  const i64 stride = (i64)gridDim.x * blockDim.x;
+  const i64 wide = ((u64)dst % 16 == 0 && (u64)src % 16 == 0) ? bytes / 16 : 0;
+  for (i64 i = first; i < wide; i += stride) ((Sixteen*)dst)[i] = ((const Sixteen*)src)[i];
+  for (i64 i = wide * 16 + first; i < bytes; i += stride) dst[i] = src[i];
 }
 )cuda";
 
@@ -291,7 +312,7 @@ std::string GpuScatterRefusal(const ir::Node& scatter, bool deterministic) {
 }
 
 std::string GpuScatterKey(const ir::Node& scatter) {
-  return absl::StrCat("gpuc-scatter-v1 ", ir::DTypeName(scatter.dtype()), " ",
+  return absl::StrCat("gpuc-scatter-v2 ", ir::DTypeName(scatter.dtype()), " ",
                       ir::DTypeName(scatter.operand(1).dtype()), " ", CombinerOf(scatter));
 }
 
@@ -339,95 +360,146 @@ absl::StatusOr<std::shared_ptr<const GpuScatterKernels>> LoadGpuScatter(runtime:
   if (!check.ok()) return check.status();
   absl::StatusOr<runtime::CudaKernel> apply = (*module)->GetKernel("gpuc_scatter_apply");
   if (!apply.ok()) return apply.status();
+  absl::StatusOr<runtime::CudaKernel> unclaim = (*module)->GetKernel("gpuc_scatter_unclaim");
+  if (!unclaim.ok()) return unclaim.status();
+  absl::StatusOr<runtime::CudaKernel> copy = (*module)->GetKernel("gpuc_scatter_copy");
+  if (!copy.ok()) return copy.status();
   kernels->check = *std::move(check);
   kernels->apply = *std::move(apply);
+  kernels->unclaim = *std::move(unclaim);
+  kernels->copy = *std::move(copy);
   kernels->module = *std::move(module);
   return kernels;
 }
+
+namespace {
+
+// The launches of `scatter` from `data` into `out` (a copy first unless they are one storage),
+// with `winner` (extent words, for set) and `error` (one word) given.
+std::vector<runtime::RecordedLaunch> ScatterLaunches(
+    runtime::CudaDevice& device, const GpuScatterKernels& kernels, const ir::Node& scatter,
+    const DeviceTensor& data, const DeviceTensor& indices, const DeviceTensor& values,
+    const DeviceTensor& out, uint64_t winner, uint64_t error) {
+  const int axis = static_cast<int>(*scatter.attrs().Get<int64_t>("axis"));
+  const ir::Shape& shape = scatter.shape();
+  const int64_t extent = shape[axis];
+  int64_t inner = 1;
+  for (int d = axis + 1; d < shape.rank(); ++d) inner *= shape[d];
+  const int64_t count = indices.type.shape.num_elements();
+  const int64_t total = values.type.shape.num_elements();
+  const int64_t outer = count * inner == 0 ? 0 : total / (count * inner);
+  const uint64_t wrap = scatter.attrs().GetBool("wrap", true).value_or(true) ? 1 : 0;
+  const int64_t sms = std::max(1, device.properties().multiprocessors);
+  auto grid = [&](int64_t n) {
+    return runtime::LaunchDims{
+        static_cast<unsigned>(std::clamp<int64_t>((n + 255) / 256, 1, sms * 32))};
+  };
+  auto word = [](int64_t v) { return static_cast<uint64_t>(v); };
+  std::vector<runtime::RecordedLaunch> launches;
+  const int64_t bytes = out.size_in_bytes();
+  if (out.address != data.address && bytes > 0) {
+    launches.push_back(
+        {&kernels.copy, grid(bytes / 16 + 1), {256}, {out.address, data.address, word(bytes)}});
+  }
+  if (count == 0) return launches;
+  if (winner != 0) {
+    launches.push_back({&kernels.unclaim, grid(extent), {256}, {winner, word(extent)}});
+  }
+  launches.push_back({&kernels.check,
+                      grid(count),
+                      {256},
+                      {indices.address, word(count), word(extent), wrap, winner, error}});
+  if (total > 0) {
+    launches.push_back({&kernels.apply,
+                        grid(total),
+                        {256},
+                        {out.address, indices.address, values.address, word(outer), word(count),
+                         word(inner), word(extent), winner, error}});
+  }
+  return launches;
+}
+
+absl::Status Launch(runtime::CudaStream& stream, const runtime::RecordedLaunch& l) {
+  std::vector<uint64_t> words = l.words;
+  std::vector<void*> args;
+  for (uint64_t& w : words) args.push_back(&w);
+  return runtime::Launch(stream, *l.kernel, l.grid, l.block, 0, args.data());
+}
+
+bool IsSet(const ir::Node& scatter) { return CombinerOf(scatter) == "set"; }
+
+int64_t WinnerBytes(const ir::Node& scatter) {
+  const int axis = static_cast<int>(*scatter.attrs().Get<int64_t>("axis"));
+  return IsSet(scatter) ? scatter.shape()[axis] * 8 : 0;
+}
+
+}  // namespace
 
 absl::Status RunGpuScatter(runtime::CudaDevice& device, runtime::CudaStream& stream,
                            const GpuScatterKernels& kernels, const ir::Node& scatter,
                            const DeviceTensor& indices, const DeviceTensor& values,
                            const DeviceTensor& out) {
-  const int axis = static_cast<int>(*scatter.attrs().Get<int64_t>("axis"));
-  const ir::Shape& data = scatter.shape();
-  int64_t extent = data[axis], inner = 1;
-  for (int d = axis + 1; d < data.rank(); ++d) inner *= data[d];
-  int64_t count = indices.type.shape.num_elements();
-  const int64_t total = values.type.shape.num_elements();
-  int64_t outer = count * inner == 0 ? 0 : total / (count * inner);
-  int32_t wrap = scatter.attrs().GetBool("wrap", true).value_or(true) ? 1 : 0;
+  const int64_t count = indices.type.shape.num_elements();
   if (count == 0) return absl::OkStatus();
-  const bool set = CombinerOf(scatter) == "set";
-  const runtime::CudaDriver& driver = device.driver();
-  // The error word and (for set) the winners, in one block: winners start at -1.
-  const size_t winner_bytes = set ? static_cast<size_t>(extent) * 8 : 0;
+  // The error word and (for set) the winners, in one block.
   absl::StatusOr<std::shared_ptr<DeviceStorage>> scratch =
-      DeviceStorage::Allocate(device, stream, 8 + winner_bytes);
+      DeviceStorage::Allocate(device, stream, static_cast<size_t>(8 + WinnerBytes(scatter)));
   if (!scratch.ok()) return scratch.status();
-  uint64_t error = (*scratch)->address();
-  uint64_t winner = set ? error + 8 : 0;
-  if (absl::Status s =
-          device.Check(driver.cuMemsetD8Async(error, 0, 8, stream.handle()), "cuMemsetD8Async");
+  const uint64_t error = (*scratch)->address();
+  const uint64_t winner = IsSet(scatter) ? error + 8 : 0;
+  if (absl::Status s = device.Check(device.driver().cuMemsetD8Async(error, 0, 8, stream.handle()),
+                                    "cuMemsetD8Async");
       !s.ok()) {
     return s;
   }
-  if (set) {
-    if (absl::Status s = device.Check(
-            driver.cuMemsetD8Async(winner, 0xFF, winner_bytes, stream.handle()), "cuMemsetD8Async");
-        !s.ok()) {
-      return s;
-    }
-  }
-  const int64_t sms = std::max(1, device.properties().multiprocessors);
-  auto blocks_for = [&](int64_t n) {
-    return static_cast<unsigned>(std::clamp<int64_t>((n + 255) / 256, 1, sms * 32));
-  };
-  uint64_t indices_address = indices.address;
-  {
-    void* args[] = {&indices_address, &count, &extent, &wrap, &winner, &error};
-    if (absl::Status s =
-            runtime::Launch(stream, kernels.check, {blocks_for(count)}, {256}, 0, args);
-        !s.ok()) {
-      return s;
-    }
-  }
-  if (total > 0) {
-    uint64_t out_address = out.address, values_address = values.address;
-    void* args[] = {&out_address, &indices_address, &values_address, &outer, &count,
-                    &inner,       &extent,          &winner,         &error};
-    if (absl::Status s =
-            runtime::Launch(stream, kernels.apply, {blocks_for(total)}, {256}, 0, args);
-        !s.ok()) {
-      return s;
-    }
+  for (const runtime::RecordedLaunch& l :
+       ScatterLaunches(device, kernels, scatter, out, indices, values, out, winner, error)) {
+    if (absl::Status s = Launch(stream, l); !s.ok()) return s;
   }
   uint64_t found = 0;
   if (absl::Status s = stream.CopyDeviceToHost(&found, error, sizeof(found)); !s.ok()) return s;
   if (found == 0) return absl::OkStatus();
   // The first index out of range, read back for the message.
+  const int axis = static_cast<int>(*scatter.attrs().Get<int64_t>("axis"));
+  const int64_t extent = scatter.shape()[axis];
   const int64_t k = count - static_cast<int64_t>(found);
   const ir::DType index_dtype = indices.type.dtype;
   const int64_t item = ir::DTypeSize(index_dtype);
-  unsigned char raw[8] = {};
+  uint64_t raw = 0;
   if (absl::Status s =
-          stream.CopyDeviceToHost(raw, indices.address + static_cast<uint64_t>(k * item), item);
+          stream.CopyDeviceToHost(&raw, indices.address + static_cast<uint64_t>(k * item), item);
       !s.ok()) {
     return s;
   }
   int64_t index = 0;
   if (ir::KindOf(index_dtype) == ir::DTypeKind::kUnsigned) {
-    uint64_t u = 0;
-    std::memcpy(&u, raw, static_cast<size_t>(item));
-    index = u > static_cast<uint64_t>(extent) ? extent : static_cast<int64_t>(u);
-  } else {
-    // Sign-extend from the index's width.
-    uint64_t u = 0;
-    std::memcpy(&u, raw, static_cast<size_t>(item));
+    index = raw > static_cast<uint64_t>(extent) ? extent : static_cast<int64_t>(raw);
+  } else {  // sign-extended from the index's width
     const int shift = 64 - 8 * static_cast<int>(item);
-    index = static_cast<int64_t>(u << shift) >> shift;
+    index = static_cast<int64_t>(raw << shift) >> shift;
   }
   return ir::interp::IndexOutOfBoundsError(scatter, scatter.type(), index, axis);
+}
+
+absl::Status RecordGpuScatter(runtime::CudaDevice& device, runtime::CudaStream& stream,
+                              const GpuScatterKernels& kernels, const ir::Node& scatter,
+                              const DeviceTensor& data, const DeviceTensor& indices,
+                              const DeviceTensor& values, const DeviceTensor& out, uint64_t error,
+                              std::vector<runtime::RecordedLaunch>& launches,
+                              std::vector<std::shared_ptr<DeviceStorage>>& keep) {
+  uint64_t winner = 0;
+  if (IsSet(scatter)) {
+    absl::StatusOr<std::shared_ptr<DeviceStorage>> s = DeviceStorage::Allocate(
+        device, stream, static_cast<size_t>(std::max<int64_t>(WinnerBytes(scatter), 8)));
+    if (!s.ok()) return s.status();
+    keep.push_back(*s);
+    winner = (*s)->address();
+  }
+  for (runtime::RecordedLaunch& l :
+       ScatterLaunches(device, kernels, scatter, data, indices, values, out, winner, error)) {
+    launches.push_back(std::move(l));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace gpuc::detail

@@ -30,6 +30,7 @@
 #include "absl/status/statusor.h"
 #include "ir/node.h"
 #include "lib/exec/device_tensor.h"
+#include "runtime/kernel_graph.h"
 #include "runtime/module.h"
 #include "runtime/stream.h"
 
@@ -38,11 +39,14 @@ namespace gpuc::detail {
 using exec::DeviceStorage;
 using exec::DeviceTensor;
 
-/// The two kernels of one (data dtype, index dtype, combiner), loaded on a device.
+/// The kernels of one (data dtype, index dtype, combiner), loaded on a device: the check and
+/// the combine, and for recorded steps the winners' reset and the data's copy.
 struct GpuScatterKernels {
   std::unique_ptr<runtime::CudaModule> module;
   runtime::CudaKernel check;
   runtime::CudaKernel apply;
+  runtime::CudaKernel unclaim;
+  runtime::CudaKernel copy;
 };
 
 /// Why `scatter` cannot run as GPU kernels (a dtype or combiner they do not cover, or
@@ -68,6 +72,17 @@ absl::Status RunGpuScatter(runtime::CudaDevice& device, runtime::CudaStream& str
                            const GpuScatterKernels& kernels, const ir::Node& scatter,
                            const DeviceTensor& indices, const DeviceTensor& values,
                            const DeviceTensor& out);
+
+/// Appends `scatter`'s launches from `data` into `out` (copying data there first unless they
+/// are one storage) to `launches`, for a device loop's recorded step: the check records an
+/// index out of range in the word at `error` (cleared by the caller, read after the loop),
+/// and the combine then writes nothing. Scratch storage goes to `keep`.
+absl::Status RecordGpuScatter(runtime::CudaDevice& device, runtime::CudaStream& stream,
+                              const GpuScatterKernels& kernels, const ir::Node& scatter,
+                              const DeviceTensor& data, const DeviceTensor& indices,
+                              const DeviceTensor& values, const DeviceTensor& out, uint64_t error,
+                              std::vector<runtime::RecordedLaunch>& launches,
+                              std::vector<std::shared_ptr<DeviceStorage>>& keep);
 
 }  // namespace gpuc::detail
 
