@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include <atomic>
+#include <iostream>
 #include <optional>
 
 #include "absl/strings/str_cat.h"
@@ -122,7 +123,16 @@ class CompiledTrace {
   std::optional<std::vector<BufferRef>> RunLoop(const std::vector<BufferRef>& inputs,
                                                 const exec::LoopSteps& loop) const {
     absl::StatusOr<std::vector<BufferRef>> out = copying_->RunLoop(inputs, loop);
-    if (absl::IsUnimplemented(out.status())) return std::nullopt;
+    if (absl::IsUnimplemented(out.status())) {
+      // Said once per loop: the device could not take the whole loop, and why.
+      if (!explained_ && exec::CurrentSnapshot()->options.explain &&
+          out.status().message() != exec::kNoDeviceLoops) {
+        std::cerr << "gpuc: explain: the loop runs a step at a time: " << out.status().message()
+                  << "\n";
+      }
+      explained_ = true;
+      return std::nullopt;
+    }
     return internal::ValueOrThrow(std::move(out));
   }
 
@@ -154,6 +164,7 @@ class CompiledTrace {
   TracedGraph traced_;
   size_t first_donated_, donated_count_;
   std::shared_ptr<const exec::Executable> copying_, in_place_;
+  mutable bool explained_ = false;  // why the device could not run the loop, said once
 };
 
 std::vector<std::string> StateNames(size_t count, const char* first = nullptr) {

@@ -45,6 +45,9 @@ struct LoopSteps {
   int64_t first_step = 0;  // the first step's number (its key's seed)
 };
 
+/// Executable::RunLoop's answer where a target has no device loops at all (the host).
+inline constexpr char kNoDeviceLoops[] = "this target runs a loop one step at a time";
+
 class Executable {
  public:
   virtual ~Executable() = default;
@@ -69,7 +72,7 @@ class Executable {
   /// a step at a time (the caller then does).
   virtual absl::StatusOr<std::vector<BufferRef>> RunLoop(absl::Span<const BufferRef> args,
                                                          const LoopSteps& loop) const {
-    return absl::UnimplementedError("this target runs a loop one step at a time");
+    return absl::UnimplementedError(kNoDeviceLoops);
   }
 };
 

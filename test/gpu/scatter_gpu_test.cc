@@ -1,4 +1,4 @@
-//===- scatter_gpu_test.cc - scatter as GPU kernels against the interpreter ===//
+//===- scatter_gpu_test.cc - scatter and scans as GPU kernels --------------===//
 //
 // Every combiner over every dtype the GPU scatter covers (gpu_scatter.h), with repeated,
 // negative (wrapped) and int32/uint8 indices, leading and trailing axes around the scattered
@@ -213,6 +213,71 @@ TEST(ScatterGpu, AForiLoopWithAScatterRunsOnTheDevice) {
   Array again = fori_loop(
       0, 2, [&](const Array& k, const Array& m) { return m.at(k).add(row); }, start);
   EXPECT_EQ(again.to_host<double>()[n + 1], row_values[1]);
+}
+
+// cumsum/cumprod of `shape` along `axis` on the GPU against the interpreter: exact for
+// integers and integer-valued floats (sums in any order are exact below 2^24).
+void CheckScan(detail::GpuExecutor& gpu, const std::string& op, const std::string& in,
+               const std::string& out, const std::vector<int64_t>& shape, int axis, uint32_t seed) {
+  std::string dims;
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    absl::StrAppend(&dims, dims.empty() ? "" : ",", d);
+    n *= d;
+  }
+  const std::string text =
+      absl::StrCat("func @s(%x: ", in, "[", dims, "]) -> (", out, "[", dims, "]) {\n  %s = ", op,
+                   " %x {axis = ", axis, "} : ", out, "[", dims, "]\n  return %s\n}\n");
+  SCOPED_TRACE(text);
+  const ir::Graph graph = test::ParseVerified(text);
+  // Products of values in {-1, 1} (and a rare 2) stay exact; sums of small integers too.
+  std::vector<double> x =
+      op == "cumprod" ? Draws(n, -1, 2, true, seed) : Draws(n, -9, 9, true, seed);
+  if (op == "cumprod") {
+    for (size_t i = 0; i < x.size(); ++i) x[i] = x[i] == 0 ? (i % 97 == 0 ? 2 : 1) : x[i];
+  }
+  if (in == "bool" || in[0] == 'u') {
+    for (double& v : x) v = std::fabs(v);
+  }
+  std::vector<ir::HostTensor> args = {test::MakeTensor(graph.params[0]->dtype(), x, shape)};
+  absl::StatusOr<std::vector<ir::HostTensor>> want = ir::Interpret(graph, args);
+  ASSERT_TRUE(want.ok()) << want.status();
+  const detail::GpuBackendStats before = gpu.stats();
+  absl::StatusOr<std::vector<ir::HostTensor>> got = test::RunOnGpu(gpu, graph, args);
+  ASSERT_TRUE(got.ok()) << got.status();
+  const detail::GpuBackendStats after = gpu.stats();
+  EXPECT_EQ(after.scans - before.scans, 1);
+  EXPECT_EQ(after.library_steps, before.library_steps) << after.last_host_reason;
+  EXPECT_EQ(test::CompareTensors((*got)[0], (*want)[0], "value"), "");
+}
+
+TEST(ScanGpu, CumsumAndCumprodAlongEveryKindOfAxisMatchTheInterpreter) {
+  GPUC_REQUIRE_GPU_EXECUTOR(gpu);
+  uint32_t seed = 40;
+  for (const char* op : {"cumsum", "cumprod"}) {
+    // A long line (many tiles, a ragged last one), rows of one tile, short rows, columns.
+    CheckScan(gpu, op, "i64", "i64", {(1 << 20) + 37}, 0, seed++);
+    CheckScan(gpu, op, "f64", "f64", {(1 << 18) + 5}, 0, seed++);
+    CheckScan(gpu, op, "f32", "f32", {3, 70001}, 1, seed++);
+    CheckScan(gpu, op, "i32", "i64", {100, 1500}, 1, seed++);
+    CheckScan(gpu, op, "f32", "f32", {1000, 40}, 1, seed++);
+    CheckScan(gpu, op, "u32", "u64", {300, 7, 5}, 0, seed++);
+    CheckScan(gpu, op, "i8", "i64", {64, 33}, 0, seed++);
+    CheckScan(gpu, op, "bool", "i64", {5000}, 0, seed++);
+  }
+}
+
+TEST(ScanGpu, ACumsumOfIntegersIsExactAtItsLargestSize) {
+  // 2^24 + 3 int32 ones and twos: every prefix exact, the tiles' prefixes carried right.
+  GPUC_REQUIRE_GPU_EXECUTOR(gpu);
+  const int64_t n = (int64_t{1} << 24) + 3;
+  Array x = (arange(n) % 2 + 1).astype(int64);
+  std::vector<int64_t> got = cumsum(x).to_host<int64_t>();
+  int64_t running = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    running += i % 2 + 1;
+    ASSERT_EQ(got[static_cast<size_t>(i)], running) << i;
+  }
 }
 
 }  // namespace

@@ -1,9 +1,9 @@
-//===- gpu_scatter_source_test.cc - The GPU scatter kernels compile -------===//
+//===- gpu_scatter_source_test.cc - The GPU scatter and scan kernels compile ===//
 //
-// Without a GPU: the CUDA source of every scatter the GPU accepts (gpu_scatter.h) compiles
-// with NVRTC for sm_90 and defines both kernels; the combiners it cannot order or cover are
-// refused with a reason. The kernels' results are checked on a device by
-// test/gpu/scatter_gpu_test.cc. Skips without NVRTC.
+// Without a GPU: the CUDA source of every scatter (gpu_scatter.h) and scan (gpu_scan.h) the
+// GPU accepts compiles with NVRTC for sm_90 and defines its kernels; the combiners and dtypes
+// they cannot order or cover are refused with a reason. The kernels' results are checked on a
+// device by test/gpu/scatter_gpu_test.cc. Skips without NVRTC.
 //
 //===----------------------------------------------------------------------===//
 #include <gtest/gtest.h>
@@ -13,6 +13,7 @@
 #include "codegen/cuda_compilers.h"
 #include "codegen/cuda_source_compiler.h"
 #include "ir/node.h"
+#include "lib/backend/cuda/gpu_scan.h"
 #include "lib/backend/cuda/gpu_scatter.h"
 
 namespace gpuc {
@@ -101,6 +102,42 @@ TEST(GpuScatterSource, RefusesWhatItCannotRunOrOrder) {
   EXPECT_EQ(detail::GpuScatterRefusal(*Scatter(DType::kFloat32, DType::kInt32, "maximum"), true),
             "");
   EXPECT_EQ(detail::GpuScatterRefusal(*Scatter(DType::kFloat64, DType::kInt32, "set"), true), "");
+}
+
+TEST(GpuScanSource, EveryAcceptedScanCompiles) {
+  if (absl::StatusOr<const codegen::Nvrtc*> nvrtc = codegen::GetNvrtc(); !nvrtc.ok()) {
+    GTEST_SKIP() << nvrtc.status().message();
+  }
+  int compiled = 0;
+  for (ir::OpCode op : {ir::OpCode::kCumSum, ir::OpCode::kCumProd}) {
+    for (auto [in, out] :
+         {std::pair{DType::kBool, DType::kInt64}, std::pair{DType::kInt8, DType::kInt64},
+          std::pair{DType::kInt32, DType::kInt32}, std::pair{DType::kUInt32, DType::kUInt64},
+          std::pair{DType::kInt64, DType::kInt64}, std::pair{DType::kFloat32, DType::kFloat32},
+          std::pair{DType::kFloat32, DType::kFloat64}, std::pair{DType::kFloat64, DType::kFloat64},
+          std::pair{DType::kInt64, DType::kFloat64}}) {
+      ir::NodeRef x = ir::Node::Create(ir::OpCode::kParameter, {in, ir::Shape{4, 5}});
+      ir::NodeRef scan = ir::Node::Create(op, {out, ir::Shape{4, 5}}, {x}, {{"axis", int64_t{1}}});
+      SCOPED_TRACE(detail::GpuScanKey(*scan));
+      ASSERT_EQ(detail::GpuScanRefusal(*scan), "");
+      codegen::CudaSourceOptions options;
+      absl::StatusOr<codegen::CompiledCuda> result = codegen::CompileCudaSource(
+          detail::GpuScanSource(*scan), "gpuc_scan.cu", options, nullptr);
+      ASSERT_TRUE(result.ok()) << result.status();
+      for (const char* kernel :
+           {"gpuc_scan_columns", "gpuc_scan_totals", "gpuc_scan_prefixes", "gpuc_scan_tiles"}) {
+        EXPECT_TRUE(absl::StrContains(result->ptx, absl::StrCat(".entry ", kernel))) << kernel;
+      }
+      ++compiled;
+    }
+  }
+  EXPECT_EQ(compiled, 18);
+  // Complex results and half-precision ones stay on the host.
+  ir::NodeRef z = ir::Node::Create(ir::OpCode::kParameter, {DType::kComplex64, ir::Shape{3}});
+  EXPECT_NE(
+      detail::GpuScanRefusal(*ir::Node::Create(
+          ir::OpCode::kCumSum, {DType::kComplex64, ir::Shape{3}}, {z}, {{"axis", int64_t{0}}})),
+      "");
 }
 
 }  // namespace

@@ -223,7 +223,9 @@ absl::StatusOr<std::vector<DeviceTensor>> GpuExecutor::RunLoop(const GpuPlan& pl
         values[&node] = *std::move(out);
         continue;
       }
-      if (absl::Status s = impl_->RunKernel(stream, step, values, allocate, {}, &launches, &keep);
+      if (absl::Status s =
+              step.scan ? impl_->RunScan(stream, step, values, allocate, &launches, &keep)
+                        : impl_->RunKernel(stream, step, values, allocate, {}, &launches, &keep);
           !s.ok()) {
         return s;
       }

@@ -97,6 +97,8 @@ absl::StatusOr<std::shared_ptr<const GpuPlan>> GpuExecutor::Prepare(
     } else if (kernel.kind == passes::KernelKind::kLibrary && kernel.nodes.size() == 1 &&
                kernel.nodes[0]->op() == ir::OpCode::kScatter) {
       step.scatter = impl_->ScatterKernelsFor(*kernel.nodes[0], options, host_reason);
+    } else if (kernel.kind == passes::KernelKind::kScan && kernel.nodes.size() == 1) {
+      step.scan = impl_->ScanKernelsFor(*kernel.nodes[0], options, host_reason);
     } else if (kernel.kind == passes::KernelKind::kLibrary && kernel.nodes.size() == 1) {
       absl::StatusOr<LibraryCall> call = impl_->libraries->Prepare(*kernel.nodes[0]);
       if (call.ok()) {
@@ -105,7 +107,7 @@ absl::StatusOr<std::shared_ptr<const GpuPlan>> GpuExecutor::Prepare(
         host_reason = std::string(call.status().message());
       }
     }
-    if (!step.compiled && !step.library && !step.scatter) {
+    if (!step.compiled && !step.library && !step.scatter && !step.scan) {
       std::lock_guard<std::mutex> lock(impl_->mutex);
       impl_->stats.last_host_reason = host_reason;
     }
@@ -119,7 +121,7 @@ absl::StatusOr<std::shared_ptr<const GpuPlan>> GpuExecutor::Prepare(
   for (const GpuPlanStep& step : plan->steps) {
     const bool silent_kernel = step.compiled && !step.compiled->layout.reports_errors;
     plan->replayable = plan->replayable && silent_kernel;
-    plan->loopable = plan->loopable && (silent_kernel || step.scatter);
+    plan->loopable = plan->loopable && (silent_kernel || step.scatter || step.scan);
     // Library calls take whole operands (no offsets); region writes and host steps read
     // theirs from the members' numbered positions, kernels from their symbols.
     plan->serves_every_position =
@@ -220,6 +222,7 @@ absl::StatusOr<std::vector<DeviceTensor>> GpuExecutor::Run(const GpuPlan& plan,
                                                 last_read(step.kernel->nodes[0]->operands()[0].get()))
         : step.region_write ? impl_->WriteRegion(stream, *step.kernel, values, positions)
         : step.scatter      ? impl_->RunScatter(stream, step, values, allocate)
+        : step.scan         ? impl_->RunScan(stream, step, values, allocate)
         : !step.compiled    ? impl_->RunOnHost(stream, *step.kernel, values, positions)
         : replay ? impl_->RunKernel(stream, step, values, allocate, positions, &launches, &keep)
                  : impl_->RunKernel(stream, step, values, allocate, positions);

@@ -47,6 +47,7 @@ struct GpuBackendStats {
   int64_t library_calls = 0;         // library ops as vendor-library calls (cuBLAS, cuFFT)
   int64_t library_steps = 0;         // library ops and scans without one, run on the host
   int64_t scatters = 0;              // scatter steps run as GPU kernels (gpu_scatter.h)
+  int64_t scans = 0;                 // cumsum/cumprod steps run as GPU kernels (gpu_scan.h)
   int64_t graph_replays = 0;         // runs of a repeated plan as one CUDA graph launch
   int64_t graph_builds = 0;          // graphs built (a plan's second run, or new launch shapes)
   int64_t graph_node_updates = 0;    // kernel nodes whose parameters a replay rewrote

@@ -23,6 +23,7 @@
 #include "codegen/nvptx_compiler.h"
 #include "lib/backend/cuda/gpu_executor.h"
 #include "lib/backend/cuda/gpu_library.h"
+#include "lib/backend/cuda/gpu_scan.h"
 #include "lib/backend/cuda/gpu_scatter.h"
 #include "lib/exec/compile_cache.h"
 #include "lib/exec/plan_values.h"
@@ -47,6 +48,7 @@ struct GpuPlanStep {
   std::optional<LibraryCall> library;         // a vendor-library call (cuBLAS, cuFFT, cuSPARSE)
   bool region_write = false;                  // an update_slice copied into its donated storage
   std::shared_ptr<const GpuScatterKernels> scatter;  // a scatter as GPU kernels
+  std::shared_ptr<const GpuScanKernels> scan;        // a cumsum or cumprod as GPU kernels
 };
 
 struct GpuPlan : ScheduledGraph {
@@ -56,7 +58,7 @@ struct GpuPlan : ScheduledGraph {
   /// errors (their check reads the error words back between launches).
   bool replayable = false;
   /// Whether a device loop can record the plan's steps (gpu_device_loop.cc): kernels that
-  /// report no errors, and scatters, whose checks a loop reads once at its end.
+  /// report no errors, scans, and scatters, whose checks a loop reads once at its end.
   bool loopable = false;
   bool serves_every_position = false;  // see GpuExecutor::ServesEveryPosition
   /// The plan's launches as a graph, built on the second run (a plan run once pays nothing)
@@ -90,6 +92,18 @@ struct GpuExecutor::Impl {
   std::shared_ptr<const GpuScatterKernels> ScatterKernelsFor(const ir::Node& scatter,
                                                              const exec::Options& options,
                                                              std::string& host_reason);
+  /// `scan`'s kernels, or why it runs on the host (null then, with `host_reason` set).
+  std::shared_ptr<const GpuScanKernels> ScanKernelsFor(const ir::Node& scan,
+                                                       const exec::Options& options,
+                                                       std::string& host_reason);
+  // Scan kernels by GpuScanKey, loaded on first use.
+  absl::flat_hash_map<std::string, std::shared_ptr<const GpuScanKernels>> scans;
+  /// Runs a scan step's kernels into a fresh buffer, or with `record`, appends them there.
+  absl::Status RunScan(runtime::CudaStream& stream, const GpuPlanStep& step,
+                       absl::flat_hash_map<const ir::Node*, DeviceTensor>& values,
+                       const std::function<absl::StatusOr<DeviceTensor>(const ir::Node*)>& allocate,
+                       std::vector<runtime::RecordedLaunch>* record = nullptr,
+                       std::vector<std::shared_ptr<DeviceStorage>>* keep = nullptr);
   /// Runs a scatter step's kernels into a copy of its data (or, written in place, into the
   /// data's donated storage).
   absl::Status RunScatter(

@@ -73,6 +73,64 @@ std::shared_ptr<const GpuScatterKernels> GpuExecutor::Impl::ScatterKernelsFor(
   return scatters.try_emplace(key, *kernels).first->second;
 }
 
+std::shared_ptr<const GpuScanKernels> GpuExecutor::Impl::ScanKernelsFor(
+    const ir::Node& scan, const exec::Options& options, std::string& host_reason) {
+  std::string refusal = GpuScanRefusal(scan);
+  if (!refusal.empty()) {
+    host_reason = std::move(refusal);
+    return nullptr;
+  }
+  const std::string key = GpuScanKey(scan);
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (auto it = scans.find(key); it != scans.end()) return it->second;
+  }
+  exec::Options device_options = options;
+  device_options.gpu_arch.clear();
+  absl::StatusOr<std::shared_ptr<const GpuScanKernels>> kernels =
+      LoadGpuScan(*device, scan, exec::GpuArchitecture(device_options));
+  if (!kernels.ok()) {
+    host_reason = std::string(kernels.status().message());
+    return nullptr;
+  }
+  std::lock_guard<std::mutex> lock(mutex);
+  return scans.try_emplace(key, *kernels).first->second;
+}
+
+absl::Status GpuExecutor::Impl::RunScan(
+    runtime::CudaStream& stream, const GpuPlanStep& step,
+    absl::flat_hash_map<const ir::Node*, DeviceTensor>& values,
+    const std::function<absl::StatusOr<DeviceTensor>(const ir::Node*)>& allocate,
+    std::vector<runtime::RecordedLaunch>* record,
+    std::vector<std::shared_ptr<DeviceStorage>>* keep) {
+  const ir::Node& node = *step.kernel->nodes[0];
+  absl::StatusOr<DeviceTensor> out = allocate(&node);
+  if (!out.ok()) return out.status();
+  std::vector<std::shared_ptr<DeviceStorage>> scratch;
+  absl::StatusOr<std::vector<runtime::RecordedLaunch>> launches = GpuScanLaunches(
+      *device, stream, *step.scan, node, values.at(&node.operand(0)), *out, scratch);
+  if (!launches.ok()) return launches.status();
+  if (record) {
+    record->insert(record->end(), launches->begin(), launches->end());
+    if (keep) keep->insert(keep->end(), scratch.begin(), scratch.end());
+  } else {
+    for (const runtime::RecordedLaunch& l : *launches) {
+      std::vector<uint64_t> words = l.words;
+      std::vector<void*> args;
+      for (uint64_t& w : words) args.push_back(&w);
+      if (absl::Status s = runtime::Launch(stream, *l.kernel, l.grid, l.block, 0, args.data());
+          !s.ok()) {
+        return s;
+      }
+    }
+    stream.NoteLaunch(ir::OpName(node.op()));
+  }
+  values[&node] = *std::move(out);
+  std::lock_guard<std::mutex> lock(mutex);
+  ++stats.scans;
+  return absl::OkStatus();
+}
+
 absl::Status GpuExecutor::Impl::RunScatter(
     runtime::CudaStream& stream, const GpuPlanStep& step,
     absl::flat_hash_map<const ir::Node*, DeviceTensor>& values,

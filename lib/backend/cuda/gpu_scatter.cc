@@ -177,6 +177,37 @@ extern "C" __global__ void gpuc_scatter_apply(T* out, const I* indices, const T*
   }
 }
 
+#if defined(GPUC_NATIVE_ADD) && GPUC_COMBINER == 1
+// An add into few positions (k-means' centroid sums, a short bincount): thousands of threads
+// adding into the same few words serialize at the memory, so each block adds into its own
+// copy in shared memory and then adds that copy into out, one atomic per element it touched.
+#define GPUC_PRIVATE_CAPACITY (32768 / GPUC_SIZE)
+extern "C" __global__ void gpuc_scatter_add_shared(T* out, const I* indices, const T* values,
+                                                   i64 outer, i64 count, i64 inner, i64 extent,
+                                                   const u64* error) {
+  __shared__ T local[GPUC_PRIVATE_CAPACITY];
+  if (*error != 0) return;
+  const i64 size = outer * extent * inner;  // at most the capacity: the host checks
+  for (i64 i = threadIdx.x; i < size; i += blockDim.x) local[i] = (T)0;
+  __syncthreads();
+  const i64 total = outer * count * inner;
+  for (i64 e = (i64)blockIdx.x * blockDim.x + threadIdx.x; e < total;
+       e += (i64)gridDim.x * blockDim.x) {
+    const i64 row = e / inner;
+    const i64 in = e - row * inner;
+    const i64 o = row / count;
+    const i64 k = row - o * count;
+    i64 p = (i64)indices[k];
+    if (p < 0) p += extent;
+    atomicAdd((A*)&local[(o * extent + p) * inner + in], BitCast<A>(values[e]));
+  }
+  __syncthreads();
+  for (i64 i = threadIdx.x; i < size; i += blockDim.x) {
+    if (local[i] != (T)0) atomicAdd((A*)(out + i), BitCast<A>(local[i]));
+  }
+}
+#endif
+
 // Every winner at -1 (no value writes there yet).
 extern "C" __global__ void gpuc_scatter_unclaim(i64* winner, i64 extent) {
   for (i64 p = (i64)blockIdx.x * blockDim.x + threadIdx.x; p < extent;
@@ -283,6 +314,14 @@ const std::string& CombinerOf(const ir::Node& scatter) {
   return c ? *c : kNone;
 }
 
+// Whether `scatter`'s kernels include the shared-memory add (a native atomic add of T).
+bool PrivatizesAdd(const ir::Node& scatter) {
+  return CombinerOf(scatter) == "add" && CodeOf(scatter.dtype()).native_add != nullptr;
+}
+
+// Bytes of shared memory the privatized add has for a copy of out.
+constexpr int64_t kPrivateBytes = 32768;
+
 }  // namespace
 
 std::string GpuScatterRefusal(const ir::Node& scatter, bool deterministic) {
@@ -312,7 +351,7 @@ std::string GpuScatterRefusal(const ir::Node& scatter, bool deterministic) {
 }
 
 std::string GpuScatterKey(const ir::Node& scatter) {
-  return absl::StrCat("gpuc-scatter-v2 ", ir::DTypeName(scatter.dtype()), " ",
+  return absl::StrCat("gpuc-scatter-v3 ", ir::DTypeName(scatter.dtype()), " ",
                       ir::DTypeName(scatter.operand(1).dtype()), " ", CombinerOf(scatter));
 }
 
@@ -364,6 +403,11 @@ absl::StatusOr<std::shared_ptr<const GpuScatterKernels>> LoadGpuScatter(runtime:
   if (!unclaim.ok()) return unclaim.status();
   absl::StatusOr<runtime::CudaKernel> copy = (*module)->GetKernel("gpuc_scatter_copy");
   if (!copy.ok()) return copy.status();
+  if (PrivatizesAdd(scatter)) {
+    absl::StatusOr<runtime::CudaKernel> shared = (*module)->GetKernel("gpuc_scatter_add_shared");
+    if (!shared.ok()) return shared.status();
+    kernels->add_shared = *std::move(shared);
+  }
   kernels->check = *std::move(check);
   kernels->apply = *std::move(apply);
   kernels->unclaim = *std::move(unclaim);
@@ -409,7 +453,17 @@ std::vector<runtime::RecordedLaunch> ScatterLaunches(
                       grid(count),
                       {256},
                       {indices.address, word(count), word(extent), wrap, winner, error}});
-  if (total > 0) {
+  if (total > 0 && kernels.add_shared && bytes <= kPrivateBytes) {
+    // Few positions: a copy per block in shared memory, few enough blocks that their final
+    // adds stay a small fraction of the values'.
+    const runtime::LaunchDims blocks{
+        static_cast<unsigned>(std::clamp<int64_t>((total + 255) / 256, 1, sms * 4))};
+    launches.push_back({&*kernels.add_shared,
+                        blocks,
+                        {256},
+                        {out.address, indices.address, values.address, word(outer), word(count),
+                         word(inner), word(extent), error}});
+  } else if (total > 0) {
     launches.push_back({&kernels.apply,
                         grid(total),
                         {256},

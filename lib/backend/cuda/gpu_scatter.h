@@ -25,6 +25,7 @@
 #define GPUC_LIB_BACKEND_CUDA_GPU_SCATTER_H_
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -47,6 +48,7 @@ struct GpuScatterKernels {
   runtime::CudaKernel apply;
   runtime::CudaKernel unclaim;
   runtime::CudaKernel copy;
+  std::optional<runtime::CudaKernel> add_shared;  // an add through shared memory (few positions)
 };
 
 /// Why `scatter` cannot run as GPU kernels (a dtype or combiner they do not cover, or
