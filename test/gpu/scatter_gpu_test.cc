@@ -215,6 +215,40 @@ TEST(ScatterGpu, AForiLoopWithAScatterRunsOnTheDevice) {
   EXPECT_EQ(again.to_host<double>()[n + 1], row_values[1]);
 }
 
+TEST(ScatterGpu, ALoopReadingRowKMinusOneRunsOnTheDeviceAndChecksItsIndices) {
+  // The Thomas sweep's shape: row k from row k - 1 (a take whose bounds check reports
+  // errors) and a scatter into row k. The checks are read once, after the loop.
+  GPUC_REQUIRE_GPU_EXECUTOR(gpu);
+  const int64_t n = 40, m = 3;
+  const std::vector<double> bv = test::UniformDoubles(n * m, 5);
+  const Array b = array(bv, Shape{n, m}) + 2.0;
+  const detail::GpuBackendStats before = gpu.stats();
+  Array cp = fori_loop(
+      1, n,
+      [&](const Array& k, const Array& cp) {
+        return cp.at(k).set(1.0 / (take(b, k, 0) - 0.5 * take(cp, k - 1, 0)));
+      },
+      zeros({n, m}) + 0.25);
+  std::vector<double> want(n * m, 0.25);
+  for (int64_t k = 1; k < n; ++k) {
+    for (int64_t j = 0; j < m; ++j) {
+      want[k * m + j] = 1.0 / ((bv[k * m + j] + 2.0) - 0.5 * want[(k - 1) * m + j]);
+    }
+  }
+  EXPECT_EQ(test::CompareTensors(test::MakeTensor(ir::DType::kFloat64, cp.to_host<double>()),
+                                 test::MakeTensor(ir::DType::kFloat64, want), "ulp4"),
+            "");
+  EXPECT_EQ(gpu.stats().device_loop_steps - before.device_loop_steps, n - 1);
+  // Reading row k + n (past the end, no wrap to it: k + n >= n) is an error naming the take.
+  try {
+    fori_loop(
+        0, 3, [&](const Array& k, const Array& x) { return x + take(b, k + n, 0); }, zeros({m}));
+    ADD_FAILURE() << "a take out of range ran";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("take"), std::string::npos) << e.what();
+  }
+}
+
 // cumsum/cumprod of `shape` along `axis` on the GPU against the interpreter: exact for
 // integers and integer-valued floats (sums in any order are exact below 2^24).
 void CheckScan(detail::GpuExecutor& gpu, const std::string& op, const std::string& in,

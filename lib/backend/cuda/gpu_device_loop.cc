@@ -14,11 +14,11 @@
 //     many steps; the steps left over run as a smaller graph, an odd last step directly.
 //
 // The trip count of a fori_loop is known on the host, so no device-side exit test is needed.
-// A body the graph cannot hold (library calls, host steps, kernels whose bounds checks report
-// errors: the check reads an error word back after the kernel) is Unimplemented here and runs
-// a step at a time. Scatters are recorded (gpu_scatter.h: a copy of the data into the next
-// state's buffer, the index check, the atomic combine), their checks' error words read once
-// after the loop.
+// A body the graph cannot hold (library calls, host steps) is Unimplemented here and runs a
+// step at a time. Kernels whose bounds checks report errors (a take at the loop index) keep
+// their error words until the loop is queued, then are read once. Scatters are recorded
+// (gpu_scatter.h: a copy of the data into the next state's buffer, the index check, the atomic
+// combine), their checks' error words read once after the loop.
 //
 //===----------------------------------------------------------------------===//
 #include <algorithm>
@@ -170,6 +170,9 @@ absl::StatusOr<std::vector<DeviceTensor>> GpuExecutor::RunLoop(const GpuPlan& pl
   for (const GpuPlanStep& step : plan.steps) {
     if (step.scatter) scatters.push_back(&step);
   }
+  // The bounds checks of recorded kernels (a take at an index-dependent position), read
+  // once the loop is queued.
+  std::vector<DeferredErrorCheck> deferred;
   std::shared_ptr<DeviceStorage> errors;
   if (!scatters.empty()) {
     absl::StatusOr<std::shared_ptr<DeviceStorage>> s =
@@ -223,9 +226,10 @@ absl::StatusOr<std::vector<DeviceTensor>> GpuExecutor::RunLoop(const GpuPlan& pl
         values[&node] = *std::move(out);
         continue;
       }
-      if (absl::Status s =
-              step.scan ? impl_->RunScan(stream, step, values, allocate, &launches, &keep)
-                        : impl_->RunKernel(stream, step, values, allocate, {}, &launches, &keep);
+      if (absl::Status s = step.scan
+                               ? impl_->RunScan(stream, step, values, allocate, &launches, &keep)
+                               : impl_->RunKernel(stream, step, values, allocate, {}, &launches,
+                                                  &keep, &deferred);
           !s.ok()) {
         return s;
       }
@@ -284,6 +288,17 @@ absl::StatusOr<std::vector<DeviceTensor>> GpuExecutor::RunLoop(const GpuPlan& pl
     if (absl::Status s = record(sets[0], sets[1], last); !s.ok()) return s;
     if (absl::Status s = LaunchDirectly(stream, last); !s.ok()) return s;
     final_set = 1;
+  }
+  for (const DeferredErrorCheck& check : deferred) {
+    int64_t found[codegen::kErrorSlots] = {0, 0};
+    if (absl::Status s = stream.CopyDeviceToHost(found, check.words->address(), sizeof(found));
+        !s.ok()) {
+      return s;
+    }
+    if (absl::Status s = codegen::KernelErrorStatus(*check.spec, found); !s.ok()) {
+      return absl::Status(s.code(),
+                          absl::StrCat(s.message(), " (in a step of the loop run on the device)"));
+    }
   }
   if (errors) {  // a scatter's index out of range in some step: the loop's result is void
     std::vector<uint64_t> found(scatters.size(), 0);

@@ -121,7 +121,7 @@ absl::StatusOr<std::shared_ptr<const GpuPlan>> GpuExecutor::Prepare(
   for (const GpuPlanStep& step : plan->steps) {
     const bool silent_kernel = step.compiled && !step.compiled->layout.reports_errors;
     plan->replayable = plan->replayable && silent_kernel;
-    plan->loopable = plan->loopable && (silent_kernel || step.scatter || step.scan);
+    plan->loopable = plan->loopable && (step.compiled || step.scatter || step.scan);
     // Library calls take whole operands (no offsets); region writes and host steps read
     // theirs from the members' numbered positions, kernels from their symbols.
     plan->serves_every_position =

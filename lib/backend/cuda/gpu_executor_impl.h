@@ -32,6 +32,12 @@
 
 namespace gpuc::detail {
 
+/// A recorded kernel's error words, read after its launches ran (a device loop's end).
+struct DeferredErrorCheck {
+  std::shared_ptr<DeviceStorage> words;  // codegen::kErrorSlots of them, cleared when recorded
+  const codegen::KernelSpec* spec = nullptr;
+};
+
 /// One fused kernel loaded on the device.
 struct GpuKernel {
   std::unique_ptr<runtime::CudaModule> module;
@@ -57,8 +63,8 @@ struct GpuPlan : ScheduledGraph {
   /// Whether the plan can replay as a CUDA graph: every step a GPU kernel, none reporting
   /// errors (their check reads the error words back between launches).
   bool replayable = false;
-  /// Whether a device loop can record the plan's steps (gpu_device_loop.cc): kernels that
-  /// report no errors, scans, and scatters, whose checks a loop reads once at its end.
+  /// Whether a device loop can record the plan's steps (gpu_device_loop.cc): kernels, scans
+  /// and scatters (the checks of kernels and scatters read once at the loop's end).
   bool loopable = false;
   bool serves_every_position = false;  // see GpuExecutor::ServesEveryPosition
   /// The plan's launches as a graph, built on the second run (a plan run once pays nothing)
@@ -115,13 +121,15 @@ struct GpuExecutor::Impl {
   absl::StatusOr<std::shared_ptr<const GpuKernel>> GetOrCompile(const codegen::KernelSpec& spec,
                                                                 const exec::Options& options);
   /// Launches `step`'s kernels, or with `record`, appends them there and adds the temporary
-  /// buffers they use to `keep` (they must outlive the later launch).
+  /// buffers they use to `keep` (they must outlive the later launch); a recorded kernel that
+  /// checks bounds leaves its error words to `deferred` (without it, it reads them now).
   absl::Status RunKernel(
       runtime::CudaStream& stream, const GpuPlanStep& step,
       absl::flat_hash_map<const ir::Node*, DeviceTensor>& values,
       const std::function<absl::StatusOr<DeviceTensor>(const ir::Node*)>& allocate,
       absl::Span<const int64_t> positions, std::vector<runtime::RecordedLaunch>* record = nullptr,
-      std::vector<std::shared_ptr<DeviceStorage>>* keep = nullptr);
+      std::vector<std::shared_ptr<DeviceStorage>>* keep = nullptr,
+      std::vector<DeferredErrorCheck>* deferred = nullptr);
   /// Launches a replayable plan's recorded launches as its graph (built or rebuilt first when
   /// it has none of their shape).
   absl::Status Replay(runtime::CudaStream& stream, const GpuPlan& plan,

@@ -11,7 +11,7 @@ absl::Status GpuExecutor::Impl::RunKernel(
     absl::flat_hash_map<const ir::Node*, DeviceTensor>& values,
     const std::function<absl::StatusOr<DeviceTensor>(const ir::Node*)>& allocate,
     absl::Span<const int64_t> positions, std::vector<runtime::RecordedLaunch>* record,
-    std::vector<std::shared_ptr<DeviceStorage>>* keep) {
+    std::vector<std::shared_ptr<DeviceStorage>>* keep, std::vector<DeferredErrorCheck>* deferred) {
   const codegen::KernelSpec& spec = *step.spec;
   const GpuKernel& kernel = *step.compiled;
   std::vector<uint64_t> words;  // every parameter is 8 bytes
@@ -131,7 +131,9 @@ absl::Status GpuExecutor::Impl::RunKernel(
       }
     }
   }
-  if (error) {
+  if (error && record && deferred) {  // read after the recorded launches ran
+    deferred->push_back({error, &spec});
+  } else if (error) {
     int64_t found[codegen::kErrorSlots] = {0, 0};
     if (absl::Status s = stream.CopyDeviceToHost(found, error->address(), sizeof(found)); !s.ok()) {
       return s;
