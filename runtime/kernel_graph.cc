@@ -33,6 +33,14 @@ bool SameShape(const RecordedLaunch& a, const RecordedLaunch& b) {
 
 }  // namespace
 
+absl::Status LaunchNow(CudaStream& stream, const RecordedLaunch& launch) {
+  std::vector<uint64_t> words = launch.words;
+  std::vector<void*> args;
+  args.reserve(words.size());
+  for (uint64_t& w : words) args.push_back(&w);
+  return Launch(stream, *launch.kernel, launch.grid, launch.block, 0, args.data());
+}
+
 absl::StatusOr<std::unique_ptr<KernelGraph>> KernelGraph::Create(
     CudaDevice& device, const std::vector<RecordedLaunch>& launches) {
   const CudaDriver& driver = device.driver();

@@ -30,6 +30,9 @@ struct RecordedLaunch {
   std::vector<uint64_t> words;
 };
 
+/// Launches `launch` on `stream` now (a recorded launch run directly, not through a graph).
+absl::Status LaunchNow(CudaStream& stream, const RecordedLaunch& launch);
+
 class KernelGraph {
  public:
   /// The chain as an instantiated graph, each launch after the previous one.

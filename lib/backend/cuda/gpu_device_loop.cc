@@ -72,13 +72,7 @@ constexpr char kAdvancePtx[] = R"(.version 6.4
 absl::Status LaunchDirectly(runtime::CudaStream& stream,
                             const std::vector<runtime::RecordedLaunch>& launches) {
   for (const runtime::RecordedLaunch& l : launches) {
-    std::vector<uint64_t> words = l.words;
-    std::vector<void*> args;
-    for (uint64_t& w : words) args.push_back(&w);
-    if (absl::Status s = runtime::Launch(stream, *l.kernel, l.grid, l.block, 0, args.data());
-        !s.ok()) {
-      return s;
-    }
+    if (absl::Status s = runtime::LaunchNow(stream, l); !s.ok()) return s;
   }
   return absl::OkStatus();
 }

@@ -115,13 +115,7 @@ absl::Status GpuExecutor::Impl::RunScan(
     if (keep) keep->insert(keep->end(), scratch.begin(), scratch.end());
   } else {
     for (const runtime::RecordedLaunch& l : *launches) {
-      std::vector<uint64_t> words = l.words;
-      std::vector<void*> args;
-      for (uint64_t& w : words) args.push_back(&w);
-      if (absl::Status s = runtime::Launch(stream, *l.kernel, l.grid, l.block, 0, args.data());
-          !s.ok()) {
-        return s;
-      }
+      if (absl::Status s = runtime::LaunchNow(stream, l); !s.ok()) return s;
     }
     stream.NoteLaunch(ir::OpName(node.op()));
   }

@@ -473,13 +473,6 @@ std::vector<runtime::RecordedLaunch> ScatterLaunches(
   return launches;
 }
 
-absl::Status Launch(runtime::CudaStream& stream, const runtime::RecordedLaunch& l) {
-  std::vector<uint64_t> words = l.words;
-  std::vector<void*> args;
-  for (uint64_t& w : words) args.push_back(&w);
-  return runtime::Launch(stream, *l.kernel, l.grid, l.block, 0, args.data());
-}
-
 bool IsSet(const ir::Node& scatter) { return CombinerOf(scatter) == "set"; }
 
 int64_t WinnerBytes(const ir::Node& scatter) {
@@ -508,7 +501,7 @@ absl::Status RunGpuScatter(runtime::CudaDevice& device, runtime::CudaStream& str
   }
   for (const runtime::RecordedLaunch& l :
        ScatterLaunches(device, kernels, scatter, out, indices, values, out, winner, error)) {
-    if (absl::Status s = Launch(stream, l); !s.ok()) return s;
+    if (absl::Status s = runtime::LaunchNow(stream, l); !s.ok()) return s;
   }
   uint64_t found = 0;
   if (absl::Status s = stream.CopyDeviceToHost(&found, error, sizeof(found)); !s.ok()) return s;
