@@ -37,6 +37,11 @@ struct Histogram {
   Array edges;
 };
 Histogram histogram(const Array& x, int64_t bins, double lo, double hi);
+/// np.histogram(x, bins, range=(lo, hi), weights=weights): each element adds its weight
+/// (weights has x's shape; real dtypes) instead of one. counts has the weights' dtype and
+/// NumPy's bits: its sums run in float64 over blocks of 65536 elements in x's order, each
+/// block's rounded to the weights' dtype and added in turn, as NumPy 1.24 computes them.
+Histogram histogram(const Array& x, int64_t bins, double lo, double hi, const Array& weights);
 
 enum class Side : uint8_t { kLeft, kRight };
 /// np.searchsorted(a, v, side): for each element of v, where it would be inserted into the

@@ -1,4 +1,7 @@
 //===- counting_api.cc - bincount, histogram, searchsorted, digitize ------===//
+#include <algorithm>
+#include <cmath>
+
 #include "absl/strings/str_cat.h"
 #include "gpuc/counting.h"
 #include "gpuc/creation.h"
@@ -63,7 +66,16 @@ Array bincount(const Array& x, const Array& weights, int64_t length, std::source
   return ScatterAddInto(length, indices, weights.astype(float64), "bincount");
 }
 
-Histogram histogram(const Array& x, int64_t bins, double lo, double hi) {
+namespace {
+
+// np.histogram's bin of each element of the flattened x over `bins` equal bins of [lo, hi],
+// or `bins` for an element outside the range (it counts nowhere), and the edges.
+struct Binned {
+  Array index;
+  Array edges;
+};
+
+Binned BinOf(const Array& x, int64_t bins, double lo, double hi) {
   detail::ImplOf(x, "histogram");
   if (bins < 1) {
     detail::ThrowInvalid(absl::StrCat("histogram: bins must be positive, got ", bins));
@@ -98,8 +110,48 @@ Histogram histogram(const Array& x, int64_t bins, double lo, double hi) {
       where((t >= take(edges, clip(index + 1, 0, bins))) & (index != bins - 1), index + 1, index);
   // Elements not kept go to an extra bin past the end, dropped from the counts.
   index = where(keep, clip(index, 0, bins - 1), bins);
-  Array counts = ScatterAddInto(bins + 1, index, ones(a.shape(), int64))(Slice(0, bins));
-  return {counts, edges};
+  return {index, edges};
+}
+
+// NumPy's histogram walks x in blocks of this many elements (lib/histograms.py's BLOCK),
+// adding each block's weighted bincount into the result: the block is part of the order the
+// weights are summed in.
+constexpr int64_t kNumpyHistogramBlock = 65536;
+
+}  // namespace
+
+Histogram histogram(const Array& x, int64_t bins, double lo, double hi) {
+  Binned b = BinOf(x, bins, lo, hi);
+  Array counts = ScatterAddInto(bins + 1, b.index, ones({x.size()}, int64))(Slice(0, bins));
+  return {counts, b.edges};
+}
+
+Histogram histogram(const Array& x, int64_t bins, double lo, double hi, const Array& weights) {
+  Binned b = BinOf(x, bins, lo, hi);
+  detail::ImplOf(weights, "histogram");
+  if (weights.shape() != x.shape()) {
+    detail::ThrowInvalid(
+        absl::StrCat("histogram: weights of shape ", detail::NumpyShapeText(weights.shape()),
+                     " should have the shape of x, ", detail::NumpyShapeText(x.shape())));
+  }
+  const ir::DType w = detail::ToIr(weights.dtype());
+  if (w == ir::DType::kBool || ir::IsComplex(w)) {
+    detail::ThrowInvalid(absl::StrCat("histogram: weights of dtype ", ir::DTypeNumpyName(w),
+                                      " are not supported (real numbers only)"));
+  }
+  // Each block's sums as np.bincount makes them (float64, in x's order), then rounded to the
+  // weights' dtype and added block after block in it, as NumPy's `n += bincount(...)`.
+  const int64_t n = x.size();
+  const int64_t blocks =
+      std::max<int64_t>(1, (n + kNumpyHistogramBlock - 1) / kNumpyHistogramBlock);
+  const Array block = floor_divide(arange(n), kNumpyHistogramBlock);
+  const Array slot = block * (bins + 1) + b.index;
+  const Array sums = ScatterAddInto(blocks * (bins + 1), slot, weights.reshape({n}).astype(float64))
+                         .reshape({blocks, bins + 1})(colon, Slice(0, bins))
+                         .astype(weights.dtype());
+  Array counts = zeros({bins}, weights.dtype());
+  for (int64_t k = 0; k < blocks; ++k) counts = counts + sums(k);
+  return {counts, b.edges};
 }
 
 Array searchsorted(const Array& a, const Operand& v, Side side) {

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <limits>
 
 #include "absl/strings/match.h"
@@ -80,6 +81,38 @@ TEST(Counting, BincountChecksItsInputAndRejectsNegativesAtEvaluation) {
                     {"bincount", "weights", "(3,)", "(2,)"});
   EXPECT_EQ(bincount(array(std::vector<int64_t>{1, 1, 2}), 4).to_host<int64_t>(),
             (std::vector<int64_t>{0, 2, 1, 0}));
+}
+
+TEST(Counting, WeightedHistogramsHaveNumpysBits) {
+  // Over four of NumPy's 65536-element blocks: its sums run per block, so one sequential
+  // pass over all the weights differs in 12 of the 13 bins (test/fixtures/api/
+  // make_histogram_weights_fixture.py has the inputs' formulas and NumPy's counts).
+  const nlohmann::json fixture = test::LoadFixture("api/histogram_weights.json");
+  const int64_t n = fixture["n"].get<int64_t>(), bins = fixture["bins"].get<int64_t>();
+  const double lo = fixture["range"][0].get<double>(), hi = fixture["range"][1].get<double>();
+  const Array i = arange(n);
+  const Array x = ((i * 7919) % 10007).astype(float64) / 1000.0 - 5.0;
+  const Array w = ((i * 104729) % 1009).astype(float64) / 10.0 - 50.0;
+  const Array wi = (i * 104729) % 1009 - 500;
+  auto hex = [&](const char* name) {
+    std::vector<double> v;
+    for (const auto& h : fixture[name])
+      v.push_back(std::strtod(h.get<std::string>().c_str(), nullptr));
+    return v;
+  };
+  EXPECT_EQ(histogram(x, bins, lo, hi, w).counts.to_host<double>(), hex("f64"));
+  const Histogram f32 = histogram(x, bins, lo, hi, w.astype(float32));
+  EXPECT_EQ(f32.counts.dtype(), float32);
+  std::vector<double> want32 = hex("f32");
+  std::vector<float> want32f(want32.begin(), want32.end());
+  EXPECT_EQ(f32.counts.to_host<float>(), want32f);
+  EXPECT_EQ(histogram(x, bins, lo, hi, wi).counts.to_host<int64_t>(),
+            fixture["i64"].get<std::vector<int64_t>>());
+  // Weights must have x's shape and be real.
+  ExpectContainsAll(ErrorOf([&] { histogram(x, bins, lo, hi, w(Slice(0, 5))); }),
+                    {"histogram", "weights", "(5,)", "(200003,)"});
+  ExpectContainsAll(ErrorOf([&] { histogram(x, bins, lo, hi, w.astype(complex128)); }),
+                    {"histogram", "complex128"});
 }
 
 TEST(Counting, HistogramAndSearchsortedErrorsNameTheirArguments) {
