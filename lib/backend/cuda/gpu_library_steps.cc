@@ -49,52 +49,50 @@ absl::Status GpuExecutor::Impl::WriteRegion(
   return absl::OkStatus();
 }
 
-std::shared_ptr<const GpuScatterKernels> GpuExecutor::Impl::ScatterKernelsFor(
-    const ir::Node& scatter, const exec::Options& options, std::string& host_reason) {
-  std::string refusal = GpuScatterRefusal(scatter, options.deterministic);
+namespace {
+
+// The kernels of `key` from `cache`, or loaded by `load(arch)` for the executor's device and
+// kept there; null with `host_reason` set when `refusal` is not empty or loading fails (no
+// NVRTC, say: the host's implementation still gives the answer).
+template <typename Kernels, typename Load>
+std::shared_ptr<const Kernels> CachedKernels(
+    std::mutex& mutex, absl::flat_hash_map<std::string, std::shared_ptr<const Kernels>>& cache,
+    std::string refusal, const std::string& key, const exec::Options& options,
+    std::string& host_reason, const Load& load) {
   if (!refusal.empty()) {
     host_reason = std::move(refusal);
     return nullptr;
   }
-  const std::string key = GpuScatterKey(scatter);
   {
     std::lock_guard<std::mutex> lock(mutex);
-    if (auto it = scatters.find(key); it != scatters.end()) return it->second;
+    if (auto it = cache.find(key); it != cache.end()) return it->second;
   }
   exec::Options device_options = options;
   device_options.gpu_arch.clear();  // the kernels load on this device
-  absl::StatusOr<std::shared_ptr<const GpuScatterKernels>> kernels =
-      LoadGpuScatter(*device, scatter, exec::GpuArchitecture(device_options));
-  if (!kernels.ok()) {  // no NVRTC, say: the host's scatter still gives the answer
-    host_reason = std::string(kernels.status().message());
-    return nullptr;
-  }
-  std::lock_guard<std::mutex> lock(mutex);
-  return scatters.try_emplace(key, *kernels).first->second;
-}
-
-std::shared_ptr<const GpuScanKernels> GpuExecutor::Impl::ScanKernelsFor(
-    const ir::Node& scan, const exec::Options& options, std::string& host_reason) {
-  std::string refusal = GpuScanRefusal(scan);
-  if (!refusal.empty()) {
-    host_reason = std::move(refusal);
-    return nullptr;
-  }
-  const std::string key = GpuScanKey(scan);
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    if (auto it = scans.find(key); it != scans.end()) return it->second;
-  }
-  exec::Options device_options = options;
-  device_options.gpu_arch.clear();
-  absl::StatusOr<std::shared_ptr<const GpuScanKernels>> kernels =
-      LoadGpuScan(*device, scan, exec::GpuArchitecture(device_options));
+  absl::StatusOr<std::shared_ptr<const Kernels>> kernels =
+      load(exec::GpuArchitecture(device_options));
   if (!kernels.ok()) {
     host_reason = std::string(kernels.status().message());
     return nullptr;
   }
   std::lock_guard<std::mutex> lock(mutex);
-  return scans.try_emplace(key, *kernels).first->second;
+  return cache.try_emplace(key, *kernels).first->second;
+}
+
+}  // namespace
+
+std::shared_ptr<const GpuScatterKernels> GpuExecutor::Impl::ScatterKernelsFor(
+    const ir::Node& scatter, const exec::Options& options, std::string& host_reason) {
+  return CachedKernels(mutex, scatters, GpuScatterRefusal(scatter, options.deterministic),
+                       GpuScatterKey(scatter), options, host_reason, [&](const std::string& arch) {
+                         return LoadGpuScatter(*device, scatter, arch);
+                       });
+}
+
+std::shared_ptr<const GpuScanKernels> GpuExecutor::Impl::ScanKernelsFor(
+    const ir::Node& scan, const exec::Options& options, std::string& host_reason) {
+  return CachedKernels(mutex, scans, GpuScanRefusal(scan), GpuScanKey(scan), options, host_reason,
+                       [&](const std::string& arch) { return LoadGpuScan(*device, scan, arch); });
 }
 
 absl::Status GpuExecutor::Impl::RunScan(

@@ -4,10 +4,9 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
-#include "codegen/cuda_source_compiler.h"
+#include "codegen/user_function.h"
 #include "ir/shape.h"
-#include "lib/exec/compile_cache.h"
-#include "lib/exec/current_options.h"
+#include "lib/backend/cuda/gpu_source_module.h"
 
 namespace gpuc::detail {
 namespace {
@@ -158,35 +157,10 @@ extern "C" __global__ void gpuc_scan_tiles(const In* x, T* out, const T* prefixe
 }
 )cuda";
 
-// CUDA's name for a dtype's element type (bool as a byte of 0 or 1), or null.
-const char* CudaType(ir::DType dtype) {
-  using ir::DType;
-  switch (dtype) {
-    case DType::kBool:
-      return "unsigned char";
-    case DType::kInt8:
-      return "signed char";
-    case DType::kUInt8:
-      return "unsigned char";
-    case DType::kInt16:
-      return "short";
-    case DType::kUInt16:
-      return "unsigned short";
-    case DType::kInt32:
-      return "int";
-    case DType::kUInt32:
-      return "unsigned";
-    case DType::kInt64:
-      return "long long";
-    case DType::kUInt64:
-      return "unsigned long long";
-    case DType::kFloat32:
-      return "float";
-    case DType::kFloat64:
-      return "double";
-    default:
-      return nullptr;
-  }
+// The dtypes the scan kernels read or write, under CUDA's names (bool as a byte of 0 or 1).
+bool HasCudaType(ir::DType dtype) {
+  return dtype == ir::DType::kBool || ir::IsInteger(dtype) || dtype == ir::DType::kFloat32 ||
+         dtype == ir::DType::kFloat64;
 }
 
 // The threshold below which a contiguous line is walked by one thread: shorter lines would
@@ -201,7 +175,7 @@ std::string GpuScanRefusal(const ir::Node& scan) {
   const bool result_ok = out == ir::DType::kInt32 || out == ir::DType::kInt64 ||
                          out == ir::DType::kUInt32 || out == ir::DType::kUInt64 ||
                          out == ir::DType::kFloat32 || out == ir::DType::kFloat64;
-  const bool in_ok = CudaType(in) != nullptr && !(ir::IsFloat(in) && !ir::IsFloat(out)) &&
+  const bool in_ok = HasCudaType(in) && !(ir::IsFloat(in) && !ir::IsFloat(out)) &&
                      !(in == ir::DType::kFloat64 && out == ir::DType::kFloat32);
   if (result_ok && in_ok) return "";
   return absl::StrCat(ir::OpName(scan.op()), " of ", ir::DTypeName(in), " into ",
@@ -216,8 +190,9 @@ std::string GpuScanKey(const ir::Node& scan) {
 std::string GpuScanSource(const ir::Node& scan) {
   const ir::DType out = scan.dtype();
   const bool integer = !ir::IsFloat(out);
-  return absl::StrCat("// ", GpuScanKey(scan), "\n", "typedef ", CudaType(scan.operand(0).dtype()),
-                      " In;\n", "typedef ", CudaType(out), " T;\n", "typedef ",
+  return absl::StrCat("// ", GpuScanKey(scan), "\n", "typedef ",
+                      codegen::UserCType(scan.operand(0).dtype()), " In;\n", "typedef ",
+                      codegen::UserCType(out), " T;\n", "typedef ",
                       ir::DTypeSize(out) == 8 ? "unsigned long long" : "unsigned", " W;\n",
                       "#define GPUC_INTEGER ", integer ? 1 : 0, "\n", "#define GPUC_MUL ",
                       scan.op() == ir::OpCode::kCumProd ? 1 : 0, "\n", kKernels);
@@ -226,17 +201,8 @@ std::string GpuScanSource(const ir::Node& scan) {
 absl::StatusOr<std::shared_ptr<const GpuScanKernels>> LoadGpuScan(runtime::CudaDevice& device,
                                                                   const ir::Node& scan,
                                                                   const std::string& arch) {
-  codegen::CudaSourceOptions compile;
-  compile.arch = arch;
-  compile.options = {"--fmad=false"};
-  absl::StatusOr<codegen::CompiledCuda> compiled = codegen::CompileCudaSource(
-      GpuScanSource(scan), "gpuc_scan.cu", compile, exec::DiskCacheFor(exec::CurrentOptions()));
-  if (!compiled.ok()) {
-    return absl::Status(compiled.status().code(),
-                        absl::StrCat(GpuScanKey(scan), ": ", compiled.status().message()));
-  }
   absl::StatusOr<std::unique_ptr<runtime::CudaModule>> module =
-      runtime::CudaModule::LoadCubin(device, compiled->cubin);
+      LoadSourceModule(device, GpuScanSource(scan), "gpuc_scan.cu", GpuScanKey(scan), arch);
   if (!module.ok()) return module.status();
   auto kernels = std::make_shared<GpuScanKernels>();
   for (auto [name, slot] : {std::pair{"gpuc_scan_columns", &kernels->columns},

@@ -5,10 +5,9 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
-#include "codegen/cuda_source_compiler.h"
+#include "codegen/user_function.h"
 #include "ir/interpreter_kernels.h"
-#include "lib/exec/compile_cache.h"
-#include "lib/exec/current_options.h"
+#include "lib/backend/cuda/gpu_source_module.h"
 #include "runtime/cuda_driver.h"
 
 namespace gpuc::detail {
@@ -273,30 +272,6 @@ ElementCode CodeOf(ir::DType dtype) {
   }
 }
 
-const char* IndexType(ir::DType dtype) {
-  using ir::DType;
-  switch (dtype) {
-    case DType::kInt8:
-      return "signed char";
-    case DType::kUInt8:
-      return "unsigned char";
-    case DType::kInt16:
-      return "short";
-    case DType::kUInt16:
-      return "unsigned short";
-    case DType::kInt32:
-      return "int";
-    case DType::kUInt32:
-      return "unsigned";
-    case DType::kInt64:
-      return "long long";
-    case DType::kUInt64:
-      return "unsigned long long";
-    default:
-      return nullptr;
-  }
-}
-
 int CombinerCode(const std::string& combiner) {
   if (combiner == "set") return 0;
   if (combiner == "add") return 1;
@@ -331,7 +306,7 @@ std::string GpuScatterRefusal(const ir::Node& scatter, bool deterministic) {
   const int code = CombinerCode(combiner);
   const std::string what = absl::StrCat("scatter ", combiner, " of ", ir::DTypeName(values),
                                         " into ", ir::DTypeName(data));
-  if (IndexType(scatter.operand(1).dtype()) == nullptr) {
+  if (!ir::IsInteger(scatter.operand(1).dtype())) {
     return absl::StrCat(what, ": ", ir::DTypeName(scatter.operand(1).dtype()),
                         " indices have no GPU scatter kernel");
   }
@@ -364,8 +339,8 @@ std::string GpuScatterSource(const ir::Node& scatter) {
                    "struct gpuc_c64 { float re, im; };\n",
                    "struct __align__(16) gpuc_c128 { double re, im; };\n", "typedef ", e.type,
                    " T;\n", "typedef ", e.same_size, " S;\n", "typedef ", e.wide, " W;\n",
-                   "typedef ", IndexType(index), " I;\n", "#define GPUC_KIND ", e.kind, "\n",
-                   "#define GPUC_SIZE ", ir::DTypeSize(scatter.dtype()), "\n",
+                   "typedef ", codegen::UserCType(index), " I;\n", "#define GPUC_KIND ", e.kind,
+                   "\n", "#define GPUC_SIZE ", ir::DTypeSize(scatter.dtype()), "\n",
                    "#define GPUC_COMBINER ", CombinerCode(CombinerOf(scatter)), "\n",
                    "#define GPUC_UNSIGNED_INDEX ", unsigned_index ? 1 : 0, "\n");
   // The hardware's own atomic where it has one for T and the combiner.
@@ -381,18 +356,8 @@ std::string GpuScatterSource(const ir::Node& scatter) {
 absl::StatusOr<std::shared_ptr<const GpuScatterKernels>> LoadGpuScatter(runtime::CudaDevice& device,
                                                                         const ir::Node& scatter,
                                                                         const std::string& arch) {
-  codegen::CudaSourceOptions compile;
-  compile.arch = arch;
-  compile.options = {"--fmad=false"};  // one rounding per application, as NumPy's
-  absl::StatusOr<codegen::CompiledCuda> compiled =
-      codegen::CompileCudaSource(GpuScatterSource(scatter), "gpuc_scatter.cu", compile,
-                                 exec::DiskCacheFor(exec::CurrentOptions()));
-  if (!compiled.ok()) {
-    return absl::Status(compiled.status().code(),
-                        absl::StrCat(GpuScatterKey(scatter), ": ", compiled.status().message()));
-  }
-  absl::StatusOr<std::unique_ptr<runtime::CudaModule>> module =
-      runtime::CudaModule::LoadCubin(device, compiled->cubin);
+  absl::StatusOr<std::unique_ptr<runtime::CudaModule>> module = LoadSourceModule(
+      device, GpuScatterSource(scatter), "gpuc_scatter.cu", GpuScatterKey(scatter), arch);
   if (!module.ok()) return module.status();
   auto kernels = std::make_shared<GpuScatterKernels>();
   absl::StatusOr<runtime::CudaKernel> check = (*module)->GetKernel("gpuc_scatter_check");
