@@ -13,8 +13,10 @@
 #   writes: the write, array-index, counting and plan-cache tests on the GPU, and
 #           bench_gpu --loop (a C++ time loop, plan cache on and off);
 #   science: the scientific workloads of bench/science/ beside CuPy and JAX;
-#   loops: issue 31's loop programs (bench/loops/) on the GPU and the host, NumPy beside.
-# Usage there: bash scripts/device-check.sh tests|bench|library|user-kernels|writes|science|loops
+#   loops: issue 31's loop programs (bench/loops/) on the GPU and the host, NumPy beside;
+#   counting: the scatter, scan and sort tests, then bench_gpu --counting (cumsum, bincount,
+#           add.at, sort, argsort, unique, median) beside CuPy and JAX (counting_peers.py).
+# Usage there: bash scripts/device-check.sh tests|bench|library|user-kernels|writes|science|loops|counting
 # [--quick]; logs
 # go to $OUT.
 set -uo pipefail
@@ -54,6 +56,11 @@ if [ "$mode" = tests ]; then
     "$bin/gpuc" "$f" --run --target=interp --show=3 > /tmp/interp.txt 2>&1
     echo "== $f"; tail -n +2 /tmp/gpu.txt | head -8
   done
+elif [ "$mode" = counting ]; then
+  GPUC_POISON=1 "$bin/gpuc_gpu_tests" --gtest_filter='ScatterGpu.*:ScanGpu.*:SortGpu.*' 2>&1 |
+    tee "$out/counting_tests.log" | grep -E "^\[  (FAILED|PASSED|SKIPPED) |Failure|^\[ +(OK|RUN) " | head -60
+  timeout 300 "$bin/bench_gpu" --counting $quick | tee "$out/counting-bench.jsonl"
+  timeout 400 python3 bench/gpu/counting_peers.py $quick | tee -a "$out/counting-bench.jsonl"
 elif [ "$mode" = loops ]; then
   # Issue 31's loop programs on the GPU (kernels compiled, cold and warm), then on the host
   # of the same machine, and NumPy's time and check beside them.

@@ -10,6 +10,7 @@
 // bench_gpu --library [--quick] for the library workloads (GEMM, FFT and the fusion around them),
 // bench_gpu --user-kernels [--quick] for users' CUDA kernels (user_kernels_bench.h).
 // bench_gpu --loop [--quick] for a plain C++ time loop over lazy ops (loop_bench.h).
+// bench_gpu --counting [--quick] for scans, scatters, sorts and counting (counting_bench.h).
 //
 //===----------------------------------------------------------------------===//
 #include <algorithm>
@@ -23,6 +24,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "bench/gpu/bench_util.h"
+#include "bench/gpu/counting_bench.h"
 #include "bench/gpu/loop_bench.h"
 #include "bench/gpu/user_kernels_bench.h"
 #include "gpuc/gpuc.h"
@@ -437,6 +439,10 @@ int main(int argc, char** argv) {
   }
   if (argc > 1 && std::string(argv[1]) == "--loop") {
     bench::RunLoopWorkloads(argc > 2 && std::string(argv[2]) == "--quick");
+    return 0;
+  }
+  if (argc > 1 && std::string(argv[1]) == "--counting") {
+    bench::RunCountingWorkloads(argc > 2 && std::string(argv[2]) == "--quick");
     return 0;
   }
   if (argc > 1 && std::string(argv[1]) == "--library") {

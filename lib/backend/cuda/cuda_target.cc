@@ -180,8 +180,8 @@ class CudaDeviceTarget final : public Target {
         s.compile_microseconds / 1000, " ms, ", s.disk_hits, " from the disk cache, ",
         s.memory_hits, " from memory), ", s.library_calls, " vendor-library calls, ",
         s.host_kernels, " kernels and ", s.library_steps, " library steps on the host, ",
-        s.scatters, " scatters and ", s.scans, " scans as GPU kernels, ", s.uploads, " uploads, ",
-        s.downloads, " downloads\n");
+        s.scatters, " scatters, ", s.scans, " scans and ", s.sorts, " sorts as GPU kernels, ",
+        s.uploads, " uploads, ", s.downloads, " downloads\n");
     if (s.host_kernels + s.library_steps > 0) {
       absl::StrAppend(&text, "gpu: last host step: ", s.last_host_reason, "\n");
     }

@@ -220,10 +220,11 @@ absl::StatusOr<std::vector<DeviceTensor>> GpuExecutor::RunLoop(const GpuPlan& pl
         values[&node] = *std::move(out);
         continue;
       }
-      if (absl::Status s = step.scan
-                               ? impl_->RunScan(stream, step, values, allocate, &launches, &keep)
-                               : impl_->RunKernel(stream, step, values, allocate, {}, &launches,
-                                                  &keep, &deferred);
+      if (absl::Status s =
+              step.scan || step.sort
+                  ? impl_->RunScanOrSort(stream, step, values, allocate, &launches, &keep)
+                  : impl_->RunKernel(stream, step, values, allocate, {}, &launches, &keep,
+                                     &deferred);
           !s.ok()) {
         return s;
       }

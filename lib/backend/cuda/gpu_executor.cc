@@ -97,6 +97,9 @@ absl::StatusOr<std::shared_ptr<const GpuPlan>> GpuExecutor::Prepare(
     } else if (kernel.kind == passes::KernelKind::kLibrary && kernel.nodes.size() == 1 &&
                kernel.nodes[0]->op() == ir::OpCode::kScatter) {
       step.scatter = impl_->ScatterKernelsFor(*kernel.nodes[0], options, host_reason);
+    } else if (kernel.kind == passes::KernelKind::kLibrary && kernel.nodes.size() == 1 &&
+               IsGpuSortNode(*kernel.nodes[0])) {
+      step.sort = impl_->SortKernelsFor(*kernel.nodes[0], options, host_reason);
     } else if (kernel.kind == passes::KernelKind::kScan && kernel.nodes.size() == 1) {
       step.scan = impl_->ScanKernelsFor(*kernel.nodes[0], options, host_reason);
     } else if (kernel.kind == passes::KernelKind::kLibrary && kernel.nodes.size() == 1) {
@@ -107,7 +110,7 @@ absl::StatusOr<std::shared_ptr<const GpuPlan>> GpuExecutor::Prepare(
         host_reason = std::string(call.status().message());
       }
     }
-    if (!step.compiled && !step.library && !step.scatter && !step.scan) {
+    if (!step.compiled && !step.library && !step.scatter && !step.scan && !step.sort) {
       std::lock_guard<std::mutex> lock(impl_->mutex);
       impl_->stats.last_host_reason = host_reason;
     }
@@ -121,7 +124,7 @@ absl::StatusOr<std::shared_ptr<const GpuPlan>> GpuExecutor::Prepare(
   for (const GpuPlanStep& step : plan->steps) {
     const bool silent_kernel = step.compiled && !step.compiled->layout.reports_errors;
     plan->replayable = plan->replayable && silent_kernel;
-    plan->loopable = plan->loopable && (step.compiled || step.scatter || step.scan);
+    plan->loopable = plan->loopable && (step.compiled || step.scatter || step.scan || step.sort);
     // Library calls take whole operands (no offsets); region writes and host steps read
     // theirs from the members' numbered positions, kernels from their symbols.
     plan->serves_every_position =
@@ -218,12 +221,12 @@ absl::StatusOr<std::vector<DeviceTensor>> GpuExecutor::Run(const GpuPlan& plan,
       return it != readers.end() && it->second == 1 && !plan.kept.contains(n);
     };
     absl::Status s =
-        step.library        ? impl_->RunLibrary(stream, step, values, allocate,
-                                                last_read(step.kernel->nodes[0]->operands()[0].get()))
-        : step.region_write ? impl_->WriteRegion(stream, *step.kernel, values, positions)
-        : step.scatter      ? impl_->RunScatter(stream, step, values, allocate)
-        : step.scan         ? impl_->RunScan(stream, step, values, allocate)
-        : !step.compiled    ? impl_->RunOnHost(stream, *step.kernel, values, positions)
+        step.library             ? impl_->RunLibrary(stream, step, values, allocate,
+                                                     last_read(step.kernel->nodes[0]->operands()[0].get()))
+        : step.region_write      ? impl_->WriteRegion(stream, *step.kernel, values, positions)
+        : step.scatter           ? impl_->RunScatter(stream, step, values, allocate)
+        : step.scan || step.sort ? impl_->RunScanOrSort(stream, step, values, allocate)
+        : !step.compiled         ? impl_->RunOnHost(stream, *step.kernel, values, positions)
         : replay ? impl_->RunKernel(stream, step, values, allocate, positions, &launches, &keep)
                  : impl_->RunKernel(stream, step, values, allocate, positions);
     if (!s.ok()) return s;

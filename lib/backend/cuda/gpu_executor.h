@@ -6,7 +6,8 @@
 // launched on the calling thread's current stream with every buffer from the device's pool.
 // Values stay on the device between evaluations (DeviceTensor); host data is copied in on
 // first use and out when read. Library ops call cuBLAS and cuFFT (lib/backend/cuda/gpu_library.h).
-// Steps without a GPU lowering (scans, spmv, integer matmuls, kernels calling the host support
+// Scatters, scans and sorts run as gpuc's own CUDA kernels (gpu_scatter.h, gpu_scan.h, gpu_sort.h).
+// Steps without a GPU lowering (spmv, integer matmuls, kernels calling the host support
 // library) run on the host between a download and an upload, and the statistics count them.
 //
 //===----------------------------------------------------------------------===//
@@ -48,6 +49,7 @@ struct GpuBackendStats {
   int64_t library_steps = 0;         // library ops and scans without one, run on the host
   int64_t scatters = 0;              // scatter steps run as GPU kernels (gpu_scatter.h)
   int64_t scans = 0;                 // cumsum/cumprod steps run as GPU kernels (gpu_scan.h)
+  int64_t sorts = 0;                 // sort/argsort steps run as GPU kernels (gpu_sort.h)
   int64_t graph_replays = 0;         // runs of a repeated plan as one CUDA graph launch
   int64_t graph_builds = 0;          // graphs built (a plan's second run, or new launch shapes)
   int64_t graph_node_updates = 0;    // kernel nodes whose parameters a replay rewrote

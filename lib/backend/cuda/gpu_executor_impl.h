@@ -25,6 +25,7 @@
 #include "lib/backend/cuda/gpu_library.h"
 #include "lib/backend/cuda/gpu_scan.h"
 #include "lib/backend/cuda/gpu_scatter.h"
+#include "lib/backend/cuda/gpu_sort.h"
 #include "lib/exec/compile_cache.h"
 #include "lib/exec/plan_values.h"
 #include "runtime/kernel_graph.h"
@@ -55,6 +56,7 @@ struct GpuPlanStep {
   bool region_write = false;                  // an update_slice copied into its donated storage
   std::shared_ptr<const GpuScatterKernels> scatter;  // a scatter as GPU kernels
   std::shared_ptr<const GpuScanKernels> scan;        // a cumsum or cumprod as GPU kernels
+  std::shared_ptr<const GpuSortKernels> sort;        // a sort or argsort as GPU kernels
 };
 
 struct GpuPlan : ScheduledGraph {
@@ -104,12 +106,20 @@ struct GpuExecutor::Impl {
                                                        std::string& host_reason);
   // Scan kernels by GpuScanKey, loaded on first use.
   absl::flat_hash_map<std::string, std::shared_ptr<const GpuScanKernels>> scans;
-  /// Runs a scan step's kernels into a fresh buffer, or with `record`, appends them there.
-  absl::Status RunScan(runtime::CudaStream& stream, const GpuPlanStep& step,
-                       absl::flat_hash_map<const ir::Node*, DeviceTensor>& values,
-                       const std::function<absl::StatusOr<DeviceTensor>(const ir::Node*)>& allocate,
-                       std::vector<runtime::RecordedLaunch>* record = nullptr,
-                       std::vector<std::shared_ptr<DeviceStorage>>* keep = nullptr);
+  /// `sort`'s kernels, or why it runs on the host (null then, with `host_reason` set).
+  std::shared_ptr<const GpuSortKernels> SortKernelsFor(const ir::Node& sort,
+                                                       const exec::Options& options,
+                                                       std::string& host_reason);
+  // Sort kernels by GpuSortKey, loaded on first use.
+  absl::flat_hash_map<std::string, std::shared_ptr<const GpuSortKernels>> sorts;
+  /// Runs a scan or sort step's kernels into a fresh buffer, or with `record`, appends them
+  /// there (and the scratch buffers they use to `keep`).
+  absl::Status RunScanOrSort(
+      runtime::CudaStream& stream, const GpuPlanStep& step,
+      absl::flat_hash_map<const ir::Node*, DeviceTensor>& values,
+      const std::function<absl::StatusOr<DeviceTensor>(const ir::Node*)>& allocate,
+      std::vector<runtime::RecordedLaunch>* record = nullptr,
+      std::vector<std::shared_ptr<DeviceStorage>>* keep = nullptr);
   /// Runs a scatter step's kernels into a copy of its data (or, written in place, into the
   /// data's donated storage).
   absl::Status RunScatter(

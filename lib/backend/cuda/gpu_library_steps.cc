@@ -95,7 +95,13 @@ std::shared_ptr<const GpuScanKernels> GpuExecutor::Impl::ScanKernelsFor(
                        [&](const std::string& arch) { return LoadGpuScan(*device, scan, arch); });
 }
 
-absl::Status GpuExecutor::Impl::RunScan(
+std::shared_ptr<const GpuSortKernels> GpuExecutor::Impl::SortKernelsFor(
+    const ir::Node& sort, const exec::Options& options, std::string& host_reason) {
+  return CachedKernels(mutex, sorts, GpuSortRefusal(sort), GpuSortKey(sort), options, host_reason,
+                       [&](const std::string& arch) { return LoadGpuSort(*device, sort, arch); });
+}
+
+absl::Status GpuExecutor::Impl::RunScanOrSort(
     runtime::CudaStream& stream, const GpuPlanStep& step,
     absl::flat_hash_map<const ir::Node*, DeviceTensor>& values,
     const std::function<absl::StatusOr<DeviceTensor>(const ir::Node*)>& allocate,
@@ -105,13 +111,16 @@ absl::Status GpuExecutor::Impl::RunScan(
   absl::StatusOr<DeviceTensor> out = allocate(&node);
   if (!out.ok()) return out.status();
   std::vector<std::shared_ptr<DeviceStorage>> scratch;
-  absl::StatusOr<std::vector<runtime::RecordedLaunch>> launches = GpuScanLaunches(
-      *device, stream, *step.scan, node, values.at(&node.operand(0)), *out, scratch);
+  const DeviceTensor& input = values.at(&node.operand(0));
+  absl::StatusOr<std::vector<runtime::RecordedLaunch>> launches =
+      step.sort ? GpuSortLaunches(*device, stream, *step.sort, node, input, *out, scratch)
+                : GpuScanLaunches(*device, stream, *step.scan, node, input, *out, scratch);
   if (!launches.ok()) return launches.status();
   if (record) {
     record->insert(record->end(), launches->begin(), launches->end());
     if (keep) keep->insert(keep->end(), scratch.begin(), scratch.end());
   } else {
+    // The scratch buffers go back to the stream-ordered pool after these launches.
     for (const runtime::RecordedLaunch& l : *launches) {
       if (absl::Status s = runtime::LaunchNow(stream, l); !s.ok()) return s;
     }
@@ -119,7 +128,7 @@ absl::Status GpuExecutor::Impl::RunScan(
   }
   values[&node] = *std::move(out);
   std::lock_guard<std::mutex> lock(mutex);
-  ++stats.scans;
+  ++(step.sort ? stats.sorts : stats.scans);
   return absl::OkStatus();
 }
 
