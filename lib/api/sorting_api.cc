@@ -199,61 +199,41 @@ Array percentile(const Array& a, const std::vector<double>& q, std::optional<int
 UniqueAll unique_all(const Array& a) {
   detail::ImplOf(a, "unique");
   const Array flat = ravel(a);
+  const int64_t n = flat.size();
+  UniqueAll out;
+  if (n == 0) {
+    out.values = flat;
+    out.indices = zeros({0}, int64);
+    out.inverse = zeros(a.shape(), int64);
+    out.counts = zeros({0}, int64);
+    return out;
+  }
+  // Everything but the number of distinct values is computed where the array lives: the sort,
+  // where each value starts, and the scatters below. Only that number (the results' size) is
+  // read back.
   const Array order = argsort(flat, 0);
   const Array sorted = take(flat, order);
-  gpuc::eval({order, sorted});
-  const ir::HostTensor& s = detail::ImplOf(sorted, "unique").host_tensor();
-  const ir::HostTensor& p = detail::ImplOf(order, "unique").host_tensor();
-  const ir::DType dtype = s.dtype();
-  const int64_t n = s.num_elements();
-  const int64_t* perm = reinterpret_cast<const int64_t*>(p.data());
-  auto is_nan = [&](const ir::WideValue& v) {
-    return (v.domain == ir::DTypeKind::kFloat && std::isnan(v.f)) ||
-           (v.domain == ir::DTypeKind::kComplex &&
-            (std::isnan(v.c.real()) || std::isnan(v.c.imag())));
-  };
-  auto equal = [](const ir::WideValue& x, const ir::WideValue& y) {
-    switch (x.domain) {
-      case ir::DTypeKind::kBool:
-        return x.b == y.b;
-      case ir::DTypeKind::kSigned:
-        return x.i == y.i;
-      case ir::DTypeKind::kUnsigned:
-        return x.u == y.u;
-      case ir::DTypeKind::kFloat:
-        return x.f == y.f;
-      default:
-        return x.c == y.c;
-    }
-  };
   // A new value starts where an element differs from the one before; every NaN (they sort
   // last) is one value, starting at the first (NumPy's equal_nan).
-  std::vector<int64_t> starts;
-  ir::WideValue previous;
-  bool in_nans = false;
-  for (int64_t i = 0; i < n; ++i) {
-    const ir::WideValue v = ir::LoadElement(dtype, s.element(i));
-    const bool nan = is_nan(v);
-    if (i == 0 || (nan && !in_nans) || (!nan && !equal(v, previous))) starts.push_back(i);
-    in_nans = in_nans || nan;
-    previous = v;
+  Array starts_here = ones({1}, bool_);
+  if (n > 1) {
+    const Array current = sorted(Slice(1, none)), previous = sorted(Slice(0, -1));
+    Array differs = current != previous;
+    if (ir::IsInexact(detail::ToIr(a.dtype()))) {
+      differs = differs & logical_not(isnan(current) & isnan(previous));
+    }
+    starts_here = concatenate({starts_here, differs});
   }
-  const int64_t count = static_cast<int64_t>(starts.size());
-  ir::HostTensor values(ir::TensorType{dtype, ir::Shape({count})});
-  std::vector<int64_t> indices(starts.size()), counts(starts.size()),
-      inverse(static_cast<size_t>(n));
-  for (int64_t u = 0; u < count; ++u) {
-    const int64_t begin = starts[u], end = u + 1 < count ? starts[u + 1] : n;
-    std::memcpy(values.element(u), s.element(begin), static_cast<size_t>(ir::DTypeSize(dtype)));
-    indices[u] = perm[begin];  // the stable sort keeps the first occurrence first
-    counts[u] = end - begin;
-    for (int64_t i = begin; i < end; ++i) inverse[perm[i]] = u;
-  }
-  UniqueAll out;
-  out.values = Array(detail::MakeEvaluated(std::move(values)));
-  out.indices = array(indices);
-  out.inverse = array(inverse, a.shape());
-  out.counts = array(counts);
+  const Array group = cumsum(starts_here, 0) - 1;  // each sorted element's value, from 0
+  const Array count_array = sum(starts_here);
+  gpuc::eval({order, sorted, group, count_array});
+  const int64_t count = count_array.item<int64_t>();
+  // A value's first position in sorted order: the least position of its group.
+  const Array starts = full({count}, n, int64).at(group).min(arange(int64_t{0}, n, 1, int64));
+  out.values = take(sorted, starts);
+  out.indices = take(order, starts);  // the stable sort keeps the first occurrence first
+  out.counts = concatenate({starts(Slice(1, none)), full({1}, n, int64)}) - starts;
+  out.inverse = zeros({n}, int64).at(order).set(group).reshape(a.shape());
   return out;
 }
 

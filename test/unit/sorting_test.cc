@@ -125,6 +125,32 @@ TEST(Sorting, ArgsortIsStableAndPartitionPutsTheKthInPlace) {
   }
 }
 
+TEST(Sorting, UniqueOfEmptyScalarNanAndSignedZeroInputsIsNumpys) {
+  // np.unique([]) is an empty float64 array; np.unique(np.float32(3)) is [3.].
+  EXPECT_EQ(unique(zeros({0})).size(), 0);
+  EXPECT_EQ(unique(zeros({0})).dtype(), float64);
+  EXPECT_EQ(unique(full({}, 3.0f)).to_host<float>(), std::vector<float>{3.0f});
+  // NumPy 1.24, equal_nan: np.unique([nan, 1, nan, -0.0, 0.0], return_index=True,
+  // return_inverse=True, return_counts=True) -> [-0., 1., nan], [3, 1, 0], [2, 1, 2, 0, 0],
+  // [2, 1, 2]: -0.0 and 0.0 are one value, the first in sorted order keeps its sign.
+  const double nan = std::nan("");
+  const UniqueAll u = unique_all(array(std::vector<double>{nan, 1, nan, -0.0, 0.0}));
+  const std::vector<double> values = u.values.to_host<double>();
+  ASSERT_EQ(values.size(), 3u);
+  EXPECT_EQ(values[0], 0.0);
+  EXPECT_TRUE(std::signbit(values[0]));
+  EXPECT_EQ(values[1], 1.0);
+  EXPECT_TRUE(std::isnan(values[2]));
+  EXPECT_EQ(u.indices.to_host<int64_t>(), (std::vector<int64_t>{3, 1, 0}));
+  EXPECT_EQ(u.inverse.to_host<int64_t>(), (std::vector<int64_t>{2, 1, 2, 0, 0}));
+  EXPECT_EQ(u.counts.to_host<int64_t>(), (std::vector<int64_t>{2, 1, 2}));
+  // One distinct value: a count of all, and the inverse keeps the input's shape.
+  const UniqueAll one = unique_all(full({2, 3}, 7, int8));
+  EXPECT_EQ(one.counts.to_host<int64_t>(), std::vector<int64_t>{6});
+  EXPECT_EQ(one.inverse.shape(), (Shape{2, 3}));
+  EXPECT_EQ(one.values.dtype(), int8);
+}
+
 TEST(Sorting, MistakesAreErrorsNamingTheOp) {
   const Array a = array<double>({3.0, 1.0, 2.0});
   auto error = [](const std::function<void()>& f) { return test::ErrorOf(f); };
