@@ -1,4 +1,4 @@
-//===- cuda_libraries.cc - cuBLAS, cuFFT and cuSPARSE, resolved at run time ===//
+//===- cuda_libraries.cc - cuBLAS, cuFFT, cuSPARSE, cuSOLVER at run time ===//
 #include "runtime/cuda_libraries.h"
 
 #include <dlfcn.h>
@@ -85,6 +85,20 @@ absl::StatusOr<Cusparse> LoadCusparse() {
   return table;
 }
 
+absl::StatusOr<Cusolver> LoadCusolver() {
+  const absl::string_view what = "cuSOLVER";
+  absl::StatusOr<void*> library = OpenCudaLibrary(what, {"libcusolver.so.12", "libcusolver.so.11"});
+  if (!library.ok()) return library.status();
+  Cusolver table;
+  GPUC_CUSOLVER_FUNCTIONS(GPUC_CUDA_LIBRARY_LOOKUP)
+  int major = 0, minor = 0, patch = 0;
+  table.cusolverGetProperty(MAJOR_VERSION, &major);
+  table.cusolverGetProperty(MINOR_VERSION, &minor);
+  table.cusolverGetProperty(PATCH_LEVEL, &patch);
+  table.version = PackedVersion(major, minor, patch);
+  return table;
+}
+
 /// Loaded once; a failure is remembered too, so every query gives the same reason.
 template <typename T>
 absl::StatusOr<const T*> Remembered(const absl::StatusOr<T>* loaded) {
@@ -114,6 +128,19 @@ absl::StatusOr<const Cufft*> GetCufft() {
 absl::StatusOr<const Cusparse*> GetCusparse() {
   static const auto* loaded = new absl::StatusOr<Cusparse>(LoadCusparse());
   return Remembered(loaded);
+}
+
+absl::StatusOr<const Cusolver*> GetCusolver() {
+  static const auto* loaded = new absl::StatusOr<Cusolver>(LoadCusolver());
+  return Remembered(loaded);
+}
+
+absl::Status CusolverStatus(cusolverStatus_t status, absl::string_view call) {
+  if (status == CUSOLVER_STATUS_SUCCESS) return absl::OkStatus();
+  std::string message = absl::StrCat(call, " failed: cusolverStatus ", static_cast<int>(status));
+  if (status == CUSOLVER_STATUS_ALLOC_FAILED) return absl::ResourceExhaustedError(message);
+  if (status == CUSOLVER_STATUS_NOT_SUPPORTED) return absl::UnimplementedError(message);
+  return absl::InternalError(message);
 }
 
 absl::Status CublasStatus(cublasStatus_t status, absl::string_view call) {
@@ -152,11 +179,13 @@ std::string DescribeCudaLibraries() {
   absl::StatusOr<const CublasLt*> lt = GetCublasLt();
   absl::StatusOr<const Cufft*> cufft = GetCufft();
   absl::StatusOr<const Cusparse*> cusparse = GetCusparse();
+  absl::StatusOr<const Cusolver*> cusolver = GetCusolver();
   return absl::StrCat(
       Describe("cuBLAS", cublas.status(), cublas.ok() ? (*cublas)->version : 0), ", ",
       Describe("cuBLASLt", lt.status(), lt.ok() ? static_cast<int>((*lt)->version) : 0), ", ",
       Describe("cuFFT", cufft.status(), cufft.ok() ? (*cufft)->version : 0), ", ",
-      Describe("cuSPARSE", cusparse.status(), cusparse.ok() ? (*cusparse)->version : 0));
+      Describe("cuSPARSE", cusparse.status(), cusparse.ok() ? (*cusparse)->version : 0), ", ",
+      Describe("cuSOLVER", cusolver.status(), cusolver.ok() ? (*cusolver)->version : 0));
 }
 
 }  // namespace gpuc::runtime

@@ -12,6 +12,7 @@
 #include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cufft.h>
+#include <cusolverDn.h>
 #include <cusparse.h>
 
 #include <initializer_list>
@@ -113,6 +114,27 @@ struct Cufft {
 
 struct Cusparse {
   GPUC_CUSPARSE_FUNCTIONS(GPUC_LIBRARY_MEMBER)
+  int version = 0;
+};
+
+/// cuSOLVER's dense routines, through the 64-bit (X) interface.
+#define GPUC_CUSOLVER_FUNCTIONS(X) \
+  X(cusolverGetProperty)           \
+  X(cusolverDnCreate)              \
+  X(cusolverDnDestroy)             \
+  X(cusolverDnSetStream)           \
+  X(cusolverDnCreateParams)        \
+  X(cusolverDnDestroyParams)       \
+  X(cusolverDnXgetrf_bufferSize)   \
+  X(cusolverDnXgetrf)              \
+  X(cusolverDnXgetrs)              \
+  X(cusolverDnXpotrf_bufferSize)   \
+  X(cusolverDnXpotrf)              \
+  X(cusolverDnXsyevd_bufferSize)   \
+  X(cusolverDnXsyevd)
+
+struct Cusolver {
+  GPUC_CUSOLVER_FUNCTIONS(GPUC_LIBRARY_MEMBER)
 #undef GPUC_LIBRARY_MEMBER
   int version = 0;
 };
@@ -144,13 +166,16 @@ absl::StatusOr<const Cublas*> GetCublas();
 absl::StatusOr<const CublasLt*> GetCublasLt();
 absl::StatusOr<const Cufft*> GetCufft();
 absl::StatusOr<const Cusparse*> GetCusparse();
+absl::StatusOr<const Cusolver*> GetCusolver();
 
 /// Ok on success; otherwise an error naming the call and the library's status code.
 absl::Status CublasStatus(cublasStatus_t status, absl::string_view call);
 absl::Status CufftStatus(cufftResult status, absl::string_view call);
 absl::Status CusparseStatus(cusparseStatus_t status, absl::string_view call);
+absl::Status CusolverStatus(cusolverStatus_t status, absl::string_view call);
 
-/// "cuBLAS 13.0.0, cuBLASLt 13.0.0, cuFFT 12.0.0, cuSPARSE 12.6.0" or each one's reason,
+/// "cuBLAS 13.0.0, cuBLASLt 13.0.0, cuFFT 12.0.0, cuSPARSE 12.6.0, cuSOLVER 12.0.3" or each
+/// one's reason,
 /// for `gpuc --info`.
 std::string DescribeCudaLibraries();
 

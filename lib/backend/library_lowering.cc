@@ -6,6 +6,8 @@
 #include "ir/value_names.h"
 #include "lib/backend/cuda/gpu_blas.h"
 #include "lib/backend/cuda/gpu_fft.h"
+#include "lib/backend/cuda/gpu_solver.h"
+#include "lib/backend/cuda/gpu_sort.h"
 #include "lib/backend/cuda/gpu_sparse.h"
 #include "lib/backend/host/host_blas.h"
 #include "passes/buffer_plan.h"
@@ -49,14 +51,21 @@ std::string DescribeLibraryLowering(const ir::Node& node) {
       break;
     }
     case ir::OpCode::kSort:
-    case ir::OpCode::kArgSort:
-      gpu = "on the host (no GPU sort yet)";
+    case ir::OpCode::kArgSort: {
+      const std::string refusal = GpuSortRefusal(node);
+      gpu = refusal.empty() ? "CUDA kernels (gpu_sort.h)"
+                            : absl::StrCat("on the host (", refusal, ")");
       host = "typed stable sort, lines over the thread pool";
       break;
-    case ir::OpCode::kLinalg:
-      gpu = "on the host through LAPACK (cuSOLVER not yet)";
+    }
+    case ir::OpCode::kLinalg: {
+      absl::StatusOr<LinalgShape> shape = PlanLinalg(node);
+      gpu = shape.ok()
+                ? DescribeLinalg(node, *shape)
+                : absl::StrCat("on the host through LAPACK (", shape.status().message(), ")");
       host = "LAPACK (?gesv, ?getrf, ?potrf, ?syevd/?heevd, ?gesdd, ?geqrf, ?geev)";
       break;
+    }
     default:
       gpu = "on the host (no GPU library lowering yet)";
       host = "interpreter loop";

@@ -7,7 +7,8 @@ namespace gpuc::detail {
 
 bool HasGpuLibraryLowering(const ir::Node& node) {
   return node.op() == ir::OpCode::kMatmul || node.op() == ir::OpCode::kFft ||
-         node.op() == ir::OpCode::kSpmv || node.op() == ir::OpCode::kMatmulBias;
+         node.op() == ir::OpCode::kSpmv || node.op() == ir::OpCode::kMatmulBias ||
+         node.op() == ir::OpCode::kLinalg;
 }
 
 template <typename Library>
@@ -29,6 +30,7 @@ absl::StatusOr<Library*> GpuLibraries::Load(Lazy<Library>& lazy) {
 absl::StatusOr<GpuBlas*> GpuLibraries::Blas() { return Load(blas_); }
 absl::StatusOr<GpuFft*> GpuLibraries::Fft() { return Load(fft_); }
 absl::StatusOr<GpuSparse*> GpuLibraries::Sparse() { return Load(sparse_); }
+absl::StatusOr<GpuSolver*> GpuLibraries::Solver() { return Load(solver_); }
 
 absl::StatusOr<LibraryCall> GpuLibraries::Prepare(const ir::Node& node) {
   switch (node.op()) {
@@ -61,6 +63,12 @@ absl::StatusOr<LibraryCall> GpuLibraries::Prepare(const ir::Node& node) {
       if (absl::StatusOr<GpuSparse*> sparse = Sparse(); !sparse.ok()) return sparse.status();
       return LibraryCall{*shape, DescribeSpmv(node, *shape)};
     }
+    case ir::OpCode::kLinalg: {
+      absl::StatusOr<LinalgShape> shape = PlanLinalg(node);
+      if (!shape.ok()) return shape.status();
+      if (absl::StatusOr<GpuSolver*> solver = Solver(); !solver.ok()) return solver.status();
+      return LibraryCall{*shape, DescribeLinalg(node, *shape)};
+    }
     default:
       return absl::UnimplementedError(
           absl::StrCat(ir::OpName(node.op()), " has no GPU library lowering yet"));
@@ -76,6 +84,12 @@ absl::Status GpuLibraries::Run(runtime::CudaStream& stream, const ir::Node& node
     if (!sparse.ok()) return sparse.status();
     return (*sparse)->Spmv(stream, node, *spmv, *operands[0], *operands[1], *operands[2],
                            *operands[3], out);
+  }
+  if (const auto* linalg = std::get_if<LinalgShape>(&call.shape)) {
+    absl::StatusOr<GpuSolver*> solver = Solver();
+    if (!solver.ok()) return solver.status();
+    return (*solver)->Run(stream, node, *linalg, *operands[0],
+                          operands.size() > 1 ? operands[1] : nullptr, out);
   }
   absl::StatusOr<GpuBlas*> blas = Blas();
   if (!blas.ok()) return blas.status();

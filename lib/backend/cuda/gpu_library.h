@@ -2,9 +2,10 @@
 //
 // The GPU lowering of library nodes: matmul through cuBLAS (lib/backend/cuda/gpu_blas.h), fft
 // through cuFFT (lib/backend/cuda/gpu_fft.h), spmv through cuSPARSE
-// (lib/backend/cuda/gpu_sparse.h). Prepare decides once per plan step whether the node has a vendor
-// call and describes it for `gpuc --emit=plan`; a node without one (integer matmuls, an unchecked
-// spmv, a library that is not installed) runs on the host as before.
+// (lib/backend/cuda/gpu_sparse.h), linalg's solvers through cuSOLVER (gpu_solver.h). Prepare
+// decides once per plan step whether the node has a vendor call and describes it for `gpuc
+// --emit=plan`; a node without one (integer matmuls, an unchecked spmv, a library that is not
+// installed) runs on the host as before.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GPUC_LIB_BACKEND_CUDA_GPU_LIBRARY_H_
@@ -20,13 +21,14 @@
 #include "lib/backend/cuda/gpu_blas.h"
 #include "lib/backend/cuda/gpu_executor.h"
 #include "lib/backend/cuda/gpu_fft.h"
+#include "lib/backend/cuda/gpu_solver.h"
 #include "lib/backend/cuda/gpu_sparse.h"
 
 namespace gpuc::detail {
 
 /// What a library step calls, decided when the plan is prepared.
 struct LibraryCall {
-  std::variant<GemmShape, FftShape, SpmvShape> shape;
+  std::variant<GemmShape, FftShape, SpmvShape, LinalgShape> shape;
   std::string description;  // "cublas gemm m=... " / "cufft c2c ..."
 };
 
@@ -46,6 +48,7 @@ class GpuLibraries {
   absl::StatusOr<GpuBlas*> Blas();  // loaded on first use
   absl::StatusOr<GpuFft*> Fft();
   absl::StatusOr<GpuSparse*> Sparse();
+  absl::StatusOr<GpuSolver*> Solver();
 
   /// A library handle created on first use, or the reason it could not be (kept, so a missing
   /// library is tried once).
@@ -63,6 +66,7 @@ class GpuLibraries {
   Lazy<GpuBlas> blas_;
   Lazy<GpuFft> fft_;
   Lazy<GpuSparse> sparse_;
+  Lazy<GpuSolver> solver_;
 };
 
 /// "matmul", "fft", ...: whether the plan display and the executor know the op as a library
