@@ -15,8 +15,10 @@
 #   science: the scientific workloads of bench/science/ beside CuPy and JAX;
 #   loops: issue 31's loop programs (bench/loops/) on the GPU and the host, NumPy beside;
 #   counting: the scatter, scan and sort tests, then bench_gpu --counting (cumsum, bincount,
-#           add.at, sort, argsort, unique, median) beside CuPy and JAX (counting_peers.py).
-# Usage there: bash scripts/device-check.sh tests|bench|library|user-kernels|writes|science|loops|counting
+#           add.at, sort, argsort, unique, median) beside CuPy and JAX (counting_peers.py);
+#   linalg: the cuSOLVER tests, then bench_gpu --linalg (solve, inv, det, cholesky, eigh)
+#           beside CuPy and torch (linalg_peers.py).
+# Usage there: bash scripts/device-check.sh tests|bench|library|user-kernels|writes|science|loops|counting|linalg
 # [--quick]; logs
 # go to $OUT.
 set -uo pipefail
@@ -61,6 +63,13 @@ elif [ "$mode" = counting ]; then
     tee "$out/counting_tests.log" | grep -E "^\[  (FAILED|PASSED|SKIPPED) |Failure|^\[ +(OK|RUN) " | head -60
   timeout 300 "$bin/bench_gpu" --counting $quick | tee "$out/counting-bench.jsonl"
   timeout 400 python3 bench/gpu/counting_peers.py $quick | tee -a "$out/counting-bench.jsonl"
+elif [ "$mode" = linalg ]; then
+  GPUC_POISON=1 "$bin/gpuc_gpu_tests" --gtest_filter='SolverGpu.*' 2>&1 |
+    tee "$out/linalg_tests.log" | grep -E "^\[  (FAILED|PASSED|SKIPPED) |Failure|^\[ +(OK|RUN) " | head -40
+  GPUC_POISON=1 "$bin/gpuc_unit_tests" --gtest_filter='*inalg*:ApiFixtures.*' 2>&1 |
+    tee "$out/linalg_unit_tests_on_gpu.log" | grep -E "^\[  (FAILED|PASSED) |Failure" | head -20
+  timeout 240 "$bin/bench_gpu" --linalg $quick | tee "$out/linalg-bench.jsonl"
+  timeout 300 python3 bench/gpu/linalg_peers.py $quick | tee -a "$out/linalg-bench.jsonl"
 elif [ "$mode" = loops ]; then
   # Issue 31's loop programs on the GPU (kernels compiled, cold and warm), then on the host
   # of the same machine, and NumPy's time and check beside them.

@@ -99,4 +99,20 @@ void ReportAs(const std::string& impl, const std::string& name, const std::strin
   std::fflush(stdout);
 }
 
+void TimeApiCall(const std::string& name, const std::function<Array()>& run, int repeat) {
+  Stream::current().synchronize();
+  Clock::time_point start = Clock::now();
+  run().eval();
+  Stream::current().synchronize();
+  const double cold = MillisecondsSince(start);
+  std::vector<double> warm;
+  for (int i = 0; i < repeat; ++i) {
+    start = Clock::now();
+    run().eval();
+    Stream::current().synchronize();
+    warm.push_back(MillisecondsSince(start));
+  }
+  Report(name, "ms", Median(warm), absl::StrCat(", \"cold_ms\": ", cold));
+}
+
 }  // namespace gpuc::bench

@@ -12,12 +12,14 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "gpuc/array.h"
 #include "ir/graph.h"
 #include "lib/backend/cuda/gpu_executor.h"
 
@@ -56,6 +58,11 @@ struct Timing {
 /// Median milliseconds of one run of `plan`, from batches of `batch` runs between events.
 Timing TimePlan(detail::GpuExecutor& gpu, const detail::GpuPlan& plan,
                 const std::vector<detail::DeviceTensor>& args, int batches, int batch);
+
+/// Times calls of `run` through the public API, each evaluated and synchronized: the first
+/// (compiles included) as cold_ms and the median of `repeat` later ones as ms, reported as
+/// `name`.
+void TimeApiCall(const std::string& name, const std::function<Array()>& run, int repeat = 7);
 
 /// "gpuc", or GPUC_BENCH_LABEL (device-check.sh labels its variants: "gpuc+fast-math", ...).
 std::string Label();

@@ -1,7 +1,6 @@
 //===- counting_bench.cc - Scans, scatters, sorts and counting, timed ------===//
 #include "bench/gpu/counting_bench.h"
 
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -10,32 +9,6 @@
 #include "gpuc/gpuc.h"
 
 namespace gpuc::bench {
-namespace {
-
-// Milliseconds of the first call of `run` (its compiles included) and the median of `repeat`
-// later ones, each to the end of the GPU's work.
-std::pair<double, double> TimeCalls(const std::function<Array()>& run, int repeat) {
-  Stream::current().synchronize();
-  Clock::time_point start = Clock::now();
-  run().eval();
-  Stream::current().synchronize();
-  const double cold = MillisecondsSince(start);
-  std::vector<double> warm;
-  for (int i = 0; i < repeat; ++i) {
-    start = Clock::now();
-    run().eval();
-    Stream::current().synchronize();
-    warm.push_back(MillisecondsSince(start));
-  }
-  return {cold, Median(warm)};
-}
-
-void Time(const std::string& name, const std::function<Array()>& run, int repeat = 7) {
-  const auto [cold, warm] = TimeCalls(run, repeat);
-  Report(name, "ms", warm, absl::StrCat(", \"cold_ms\": ", cold));
-}
-
-}  // namespace
 
 void RunCountingWorkloads(bool quick) {
   random::Generator rng(35);
@@ -47,44 +20,44 @@ void RunCountingWorkloads(bool quick) {
   const int64_t median_n = quick ? 1024 : 4096;
   {
     Array x = rng.uniform({scan_n}, -1.0, 1.0, float32).eval();
-    Time(absl::StrCat("cumsum_f32_2^", quick ? 24 : 28), [&] { return cumsum(x); });
+    TimeApiCall(absl::StrCat("cumsum_f32_2^", quick ? 24 : 28), [&] { return cumsum(x); });
   }
   {
     Array w = rng.uniform({count_n}, 0.0, 1.0, float32).eval();
     for (int64_t bins : {int64_t{1000}, int64_t{1000000}}) {
       Array idx = rng.integers(0, bins, {count_n}, int32).eval();
-      Time(absl::StrCat("bincount_2^", quick ? 22 : 26, "_into_", bins, "_weighted_f32"),
-           [&] { return bincount(idx, w, bins); });
-      Time(absl::StrCat("bincount_2^", quick ? 22 : 26, "_into_", bins),
-           [&] { return bincount(idx, bins); });
+      TimeApiCall(absl::StrCat("bincount_2^", quick ? 22 : 26, "_into_", bins, "_weighted_f32"),
+                  [&] { return bincount(idx, w, bins); });
+      TimeApiCall(absl::StrCat("bincount_2^", quick ? 22 : 26, "_into_", bins),
+                  [&] { return bincount(idx, bins); });
     }
   }
   {
     Array points = rng.normal({rows, 16}, 0.0, 1.0, float32).eval();
     Array labels = rng.integers(0, 64, {rows}, int64).eval();
     Array sums = zeros({64, 16}, float32).eval();
-    Time(absl::StrCat("add_at_2^", quick ? 20 : 24, "x16_into_64_f32"),
-         [&] { return sums.at(labels).add(points); });
+    TimeApiCall(absl::StrCat("add_at_2^", quick ? 20 : 24, "x16_into_64_f32"),
+                [&] { return sums.at(labels).add(points); });
   }
   {
     Array keys = rng.uniform({sort_n}, -1.0, 1.0, float32).eval();
     Array values = rng.integers(0, 1 << 30, {sort_n}, int32).eval();
     const std::string size = absl::StrCat("2^", quick ? 22 : 26);
-    Time("sort_f32_" + size, [&] { return sort(keys); });
-    Time("argsort_f32_" + size, [&] { return argsort(keys); });
-    Time("sort_pairs_f32_i32_" + size, [&] { return take(values, argsort(keys)); });
+    TimeApiCall("sort_f32_" + size, [&] { return sort(keys); });
+    TimeApiCall("argsort_f32_" + size, [&] { return argsort(keys); });
+    TimeApiCall("sort_pairs_f32_i32_" + size, [&] { return take(values, argsort(keys)); });
     Array ints = rng.integers(-(1 << 30), 1 << 30, {sort_n}, int32).eval();
-    Time("sort_i32_" + size, [&] { return sort(ints); });
+    TimeApiCall("sort_i32_" + size, [&] { return sort(ints); });
   }
   {
     Array x = rng.integers(0, 1 << 20, {unique_n}, int32).eval();
     // unique's result size depends on the values: its call reads back, so it is timed whole.
-    Time(absl::StrCat("unique_i32_2^", quick ? 20 : 24), [&] { return unique(x); });
+    TimeApiCall(absl::StrCat("unique_i32_2^", quick ? 20 : 24), [&] { return unique(x); });
   }
   {
     Array x = rng.uniform({median_n, median_n}, 0.0, 1.0, float32).eval();
-    Time(absl::StrCat("median_rows_", median_n, "x", median_n, "_f32"),
-         [&] { return median(x, 1); });
+    TimeApiCall(absl::StrCat("median_rows_", median_n, "x", median_n, "_f32"),
+                [&] { return median(x, 1); });
   }
 }
 

@@ -11,6 +11,7 @@
 // bench_gpu --user-kernels [--quick] for users' CUDA kernels (user_kernels_bench.h).
 // bench_gpu --loop [--quick] for a plain C++ time loop over lazy ops (loop_bench.h).
 // bench_gpu --counting [--quick] for scans, scatters, sorts and counting (counting_bench.h).
+// bench_gpu --linalg [--quick] for the dense solvers through cuSOLVER (linalg_bench.h).
 //
 //===----------------------------------------------------------------------===//
 #include <algorithm>
@@ -25,6 +26,7 @@
 #include "absl/strings/str_replace.h"
 #include "bench/gpu/bench_util.h"
 #include "bench/gpu/counting_bench.h"
+#include "bench/gpu/linalg_bench.h"
 #include "bench/gpu/loop_bench.h"
 #include "bench/gpu/user_kernels_bench.h"
 #include "gpuc/gpuc.h"
@@ -443,6 +445,10 @@ int main(int argc, char** argv) {
   }
   if (argc > 1 && std::string(argv[1]) == "--counting") {
     bench::RunCountingWorkloads(argc > 2 && std::string(argv[2]) == "--quick");
+    return 0;
+  }
+  if (argc > 1 && std::string(argv[1]) == "--linalg") {
+    bench::RunLinalgWorkloads(argc > 2 && std::string(argv[2]) == "--quick");
     return 0;
   }
   if (argc > 1 && std::string(argv[1]) == "--library") {
