@@ -166,6 +166,8 @@ absl::StatusOr<HostTensor> EvalLibraryNode(const Node& node, const Operands& ope
       return EvalScatterNode(node, *operands[0], *operands[1], *operands[2]);
     case OpCode::kLinalg:
       return EvalLinalgNode(node, *operands[0], operands.size() > 1 ? operands[1] : nullptr);
+    case OpCode::kSpsolve:
+      return EvalSpsolveNode(node, *operands[0], *operands[1], *operands[2], *operands[3]);
     case OpCode::kSort:
     case OpCode::kArgSort:
       return EvalSortNode(node, *operands[0]);

@@ -711,4 +711,77 @@ absl::StatusOr<HostTensor> EvalLinalgNode(const Node& node, const HostTensor& a,
   return out;
 }
 
+absl::Status SpsolveError(const Node& spsolve, absl::string_view what) {
+  return absl::InvalidArgumentError(
+      absl::StrCat("sparse.linalg.spsolve: the matrix of order ", spsolve.shape()[0], " (nnz ",
+                   spsolve.operand(0).shape()[0], ", ", DTypeName(spsolve.dtype()), ") ", what));
+}
+
+absl::StatusOr<HostTensor> EvalSpsolveNode(const Node& node, const HostTensor& values,
+                                           const HostTensor& columns, const HostTensor& offsets,
+                                           const HostTensor& b) {
+  using Complex = std::complex<double>;
+  const int64_t n = node.shape()[0], nnz = values.num_elements();
+  const int64_t k = b.shape().rank() == 2 ? b.shape()[1] : 1;
+  auto index_at = [](const HostTensor& t, int64_t i) {
+    return LoadElement(t.dtype(), t.element(i)).i;
+  };
+  auto complex_at = [](const HostTensor& t, int64_t i) {
+    const WideValue v = LoadElement(t.dtype(), t.element(i));
+    return v.domain == DTypeKind::kComplex ? v.c : Complex(v.f, 0.0);
+  };
+  std::vector<Complex> a(static_cast<size_t>(n * n));
+  for (int64_t r = 0; r < n; ++r) {
+    const int64_t begin = index_at(offsets, r), end = index_at(offsets, r + 1);
+    if ((r == 0 && begin != 0) || end < begin || end > nnz) {
+      return SpsolveError(node, absl::StrCat("has row offsets out of order at row ", r));
+    }
+    for (int64_t p = begin; p < end; ++p) {
+      const int64_t c = index_at(columns, p);
+      if (c < 0 || c >= n) {
+        return SpsolveError(node, absl::StrCat("has column index ", c, " at position ", p));
+      }
+      a[static_cast<size_t>(r * n + c)] += complex_at(values, p);
+    }
+  }
+  if (n > 0 && index_at(offsets, n) != nnz) {
+    return SpsolveError(node, "has row offsets that do not end at nnz");
+  }
+  std::vector<Complex> x(static_cast<size_t>(n * k));
+  for (int64_t i = 0; i < n * k; ++i) x[static_cast<size_t>(i)] = complex_at(b, i);
+  // Gaussian elimination with partial pivoting on all right-hand sides at once.
+  for (int64_t col = 0; col < n; ++col) {
+    int64_t pivot = col;
+    for (int64_t r = col + 1; r < n; ++r) {
+      if (std::abs(a[r * n + col]) > std::abs(a[pivot * n + col])) pivot = r;
+    }
+    if (a[pivot * n + col] == Complex(0.0)) return SpsolveError(node, "is singular");
+    if (pivot != col) {
+      for (int64_t j = 0; j < n; ++j) std::swap(a[col * n + j], a[pivot * n + j]);
+      for (int64_t j = 0; j < k; ++j) std::swap(x[col * k + j], x[pivot * k + j]);
+    }
+    for (int64_t r = col + 1; r < n; ++r) {
+      const Complex f = a[r * n + col] / a[col * n + col];
+      if (f == Complex(0.0)) continue;
+      for (int64_t j = col; j < n; ++j) a[r * n + j] -= f * a[col * n + j];
+      for (int64_t j = 0; j < k; ++j) x[r * k + j] -= f * x[col * k + j];
+    }
+  }
+  for (int64_t col = n - 1; col >= 0; --col) {
+    for (int64_t j = 0; j < k; ++j) {
+      Complex s = x[col * k + j];
+      for (int64_t c = col + 1; c < n; ++c) s -= a[col * n + c] * x[c * k + j];
+      x[col * k + j] = s / a[col * n + col];
+    }
+  }
+  HostTensor out(node.type());
+  const bool complex = IsComplex(node.dtype());
+  for (int64_t i = 0; i < n * k; ++i) {
+    const Complex v = x[static_cast<size_t>(i)];
+    StoreElement(node.dtype(), out.element(i),
+                 complex ? WideValue::Complex(v) : WideValue::Float(v.real()));
+  }
+  return out;
+}
+
 }  // namespace gpuc::ir

@@ -93,6 +93,16 @@ LinalgBatch BatchOf(const TensorType& a);
 absl::Status LinalgError(LinalgRoutine routine, const TensorType& a, int64_t index,
                          absl::string_view what);
 
+/// spsolve's errors: "sparse.linalg.spsolve: the matrix of order 4 (nnz 7, f64) " + what.
+absl::Status SpsolveError(const Node& spsolve, absl::string_view what);
+
+/// The reference of spsolve (ir/ops.def): the structure checked, the matrix made dense (repeated
+/// entries summed, as SciPy does), and each right-hand side solved by LU with partial pivoting
+/// in complex double.
+absl::StatusOr<HostTensor> EvalSpsolveNode(const Node& node, const HostTensor& values,
+                                           const HostTensor& columns, const HostTensor& offsets,
+                                           const HostTensor& b);
+
 /// The reference: the node's result from its operands.
 absl::StatusOr<HostTensor> EvalLinalgNode(const Node& node, const HostTensor& a,
                                           const HostTensor* b);

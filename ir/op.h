@@ -39,6 +39,7 @@ enum class TypeRule : uint8_t {
   kSameAsOperand,  // data movement: operand 0's dtype (all operands must agree)
   kSpmvRule,       // spmv(values, col_indices, row_offsets, x): promotion of values and x
   kLinalgRule,     // linalg: by its routine (ir/linalg_semantics.h)
+  kSpsolveRule,    // spsolve(values, col_indices, row_offsets, b): b's type
   kUserSignature,  // user_elementwise: the dtypes its `inputs` and `outputs` attributes state
 };
 

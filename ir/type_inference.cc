@@ -582,6 +582,25 @@ absl::StatusOr<TensorType> InferLibrary(OpCode op, absl::Span<const TensorType> 
       if (x.shape.rank() == 2) return TensorType{*loop, Shape({offsets.shape[0] - 1, x.shape[1]})};
       return TensorType{*loop, Shape({offsets.shape[0] - 1})};
     }
+    case OpCode::kSpsolve: {
+      const TensorType& values = operands[0];
+      const TensorType& columns = operands[1];
+      const TensorType& offsets = operands[2];
+      const TensorType& b = operands[3];
+      const bool index_ok = (columns.dtype == DType::kInt32 || columns.dtype == DType::kInt64) &&
+                            offsets.dtype == columns.dtype;
+      const bool ranks_ok = values.shape.rank() == 1 && columns.shape.rank() == 1 &&
+                            offsets.shape.rank() == 1 && values.shape[0] == columns.shape[0] &&
+                            offsets.shape[0] >= 1 && (b.shape.rank() == 1 || b.shape.rank() == 2) &&
+                            b.shape[0] == offsets.shape[0] - 1;
+      if (!index_ok || !ranks_ok || values.dtype != b.dtype || !IsInexact(b.dtype)) {
+        return OpError(op, absl::StrCat("expects values T[nnz], col_indices and row_offsets "
+                                        "i32|i64 [nnz] and [n+1], b T[n] or T[n,k] with T "
+                                        "inexact; got ",
+                                        TypeList(operands)));
+      }
+      return b;
+    }
     default:
       return OpError(op, "is not a library op");
   }
@@ -624,7 +643,9 @@ absl::StatusOr<DType> ComputeDType(OpCode op, absl::Span<const TensorType> opera
         absl::StrCat(info.name, ": has no compute loop; use the result dtype"));
   }
   if (op == OpCode::kSpmv) return SelectLoopFor(op, {operands[0], operands[3]});
-  if (op == OpCode::kLinalg) return operands[0].dtype;  // the API casts the operands alike
+  if (op == OpCode::kLinalg || op == OpCode::kSpsolve) {
+    return operands[0].dtype;  // the API casts the operands alike
+  }
   return SelectLoopFor(op, operands);
 }
 

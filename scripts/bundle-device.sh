@@ -2,7 +2,8 @@
 # bundle-device.sh — build gpuc for the GPU machine and pack it for the device tool's `carry`.
 #
 # Builds with GPUC_STATIC_DEPS (LLVM, GoogleTest and the C++ runtime static) into build-device/,
-# then packs bin/, lib/libgpuc.so.0 and the shared libraries the GPU machine lacks (Abseil, OpenBLAS and its Fortran runtime) into
+# then packs bin/, lib/libgpuc.so.0 and the shared libraries the GPU machine lacks (Abseil, OpenBLAS and its Fortran runtime,
+# SuperLU) into
 # carry/gpuc-device.tar.gz. On the device:  tar xzf carry/gpuc-device.tar.gz -C /tmp
 # and run /tmp/gpuc-device/bin/gpuc (the $ORIGIN run path finds the libraries).
 set -euo pipefail
@@ -22,6 +23,9 @@ cp -L build-device/lib/libgpuc.so.0 "$stage/lib/"
 # Every Abseil (and Benchmark) library the binaries need, found by the loader here.
 for binary in "$stage"/bin/* "$stage"/lib/libgpuc.so.0; do ldd "$binary"; done |
   awk '/libabsl|libbenchmark|libopenblas|libgfortran|libquadmath/ {print $3}' | sort -u | xargs -r cp -L -t "$stage/lib/"
+# SuperLU (spsolve) is opened at run time, so ldd does not list it: it and the BLAS shim it
+# needs (which loads the OpenBLAS above) go along too.
+cp -L /usr/lib/x86_64-linux-gnu/libsuperlu.so.5 /usr/lib/x86_64-linux-gnu/libblas.so.3 "$stage/lib/"
 strip --strip-unneeded "$stage"/bin/* "$stage"/lib/*
 mkdir -p carry
 tar czf carry/gpuc-device.tar.gz -C "$(dirname "$stage")" gpuc-device

@@ -13,6 +13,7 @@ packages=(
   libabsl-dev nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev
   libdlpack-dev                               # DLPack import and export (header only)
   libopenblas-dev                             # CBLAS GEMMs for matmul on the host
+  libsuperlu-dev                              # SuperLU for spsolve (headers; opened at run time)
   python3-numpy python3-scipy                 # the NumPy reference for fixtures and checks
   clang-format
   pkg-config                                  # the installed package's consumer test

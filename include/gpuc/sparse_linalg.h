@@ -47,6 +47,13 @@ struct SolverResult {
 };
 
 /// Conjugate gradients for a Hermitian positive definite a.
+/// scipy.sparse.linalg.spsolve(a, b): the x with a x = b by a sparse LU factorization (SuperLU,
+/// as SciPy; on the host, for every target). b is [n] or [n, k]; an [n] or [n, 1] b gives x [n]
+/// as SciPy's does. The dtype is SciPy's: a's values made inexact (small integers float32,
+/// others float64) and promoted with b's. A singular matrix is an error (SciPy warns and
+/// returns NaNs). A lazy node: it evaluates with what reads it.
+Array spsolve(const CsrMatrix& a, const Array& b);
+
 SolverResult cg(const CsrMatrix& a, const Array& b, const SolverOptions& options = {});
 /// BiCGSTAB for a general square a.
 SolverResult bicgstab(const CsrMatrix& a, const Array& b, const SolverOptions& options = {});

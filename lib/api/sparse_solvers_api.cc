@@ -43,6 +43,15 @@ DType CheckOperands(const char* op, const CsrMatrix& a, const Array& b) {
 
 double Norm(const Array& v) { return gpuc::linalg::norm(v).item<double>(); }
 
+// scipy.sparse's _asfptype: the smallest of f32, f64, c64, c128 holding `d`.
+DType InexactFor(DType d) {
+  if (d == float32 || d == float64 || d == complex64 || d == complex128) return d;
+  if (d == bool_ || d == int8 || d == uint8 || d == int16 || d == uint16 || d == float16) {
+    return float32;
+  }
+  return float64;
+}
+
 // The conjugated dot product as a 0-d array (it stays lazy and fuses).
 Array Dot(const Array& x, const Array& y) { return vdot(x, y); }
 
@@ -323,6 +332,24 @@ SolverResult minres(const CsrMatrix& a, const Array& b, const SolverOptions& opt
   Array final_norm = gpuc::linalg::norm(s.b - matmul(a, s.x));
   if (final_norm.item<double>() < s.bound) return {s.x, 0, s.maxiter};
   return {s.x, s.maxiter, s.maxiter};
+}
+
+Array spsolve(const CsrMatrix& a, const Array& b) {
+  detail::ImplOf(b, "sparse.linalg.spsolve");
+  if (a.rows() != a.cols()) {
+    detail::ThrowInvalid(absl::StrCat("sparse.linalg.spsolve: matrix must be square (has shape (",
+                                      a.rows(), ", ", a.cols(), "))"));
+  }
+  if ((b.ndim() != 1 && b.ndim() != 2) || b.shape()[0] != a.rows()) {
+    detail::ThrowInvalid(absl::StrCat("sparse.linalg.spsolve: b ", TypeText(b),
+                                      " must be [n] or [n, k] for a matrix of order ", a.rows()));
+  }
+  const DType dtype = detail::FromIr(
+      ir::PromoteTypes(detail::ToIr(InexactFor(a.dtype())), detail::ToIr(b.dtype())));
+  // SciPy returns a vector for b [n, 1] too.
+  const Array rhs = b.ndim() == 2 && b.shape()[1] == 1 ? b.reshape({a.rows()}) : b;
+  return detail::Record(ir::OpCode::kSpsolve,
+                        {a.data().astype(dtype), a.indices(), a.indptr(), rhs.astype(dtype)});
 }
 
 }  // namespace gpuc::sparse::linalg

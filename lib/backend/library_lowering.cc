@@ -66,6 +66,10 @@ std::string DescribeLibraryLowering(const ir::Node& node) {
       host = "LAPACK (?gesv, ?getrf, ?potrf, ?syevd/?heevd, ?gesdd, ?geqrf, ?geev)";
       break;
     }
+    case ir::OpCode::kSpsolve:
+      gpu = "on the host through SuperLU (cuSOLVER's sparse LU factors on the host too)";
+      host = "SuperLU ?gssv, COLAMD order (SciPy's spsolve)";
+      break;
     default:
       gpu = "on the host (no GPU library lowering yet)";
       host = "interpreter loop";

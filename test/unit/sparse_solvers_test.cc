@@ -10,7 +10,9 @@
 #include <cmath>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "gpuc/gpuc.h"
+#include "lib/exec/options.h"
 #include "test/unit/test_util.h"
 
 namespace gpuc {
@@ -210,6 +212,115 @@ TEST(SparseSolvers, BadOperandsAreErrorsNamingThem) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("row 0"), std::string::npos) << e.what();
   }
+}
+
+// make_spsolve_fixture.py's system: four entries a row, the diagonal twice (summed).
+struct SpsolveSystem {
+  std::vector<double> data, b;
+  std::vector<int64_t> indices, indptr;
+};
+
+SpsolveSystem SpsolveFixtureSystem(int64_t n, int64_t k) {
+  SpsolveSystem s;
+  s.indptr.push_back(0);
+  for (int64_t r = 0; r < n; ++r) {
+    for (auto [c, v] :
+         {std::pair{(13 * r + 5) % n, -1.5},
+          std::pair{(29 * r + 3) % n, 0.25 * static_cast<double>((31 * r) % 17 - 8)},
+          std::pair{r, 20.0 + static_cast<double>((7 * r) % 11)}, std::pair{r, 0.5}}) {
+      s.data.push_back(v);
+      s.indices.push_back(c);
+    }
+    s.indptr.push_back(static_cast<int64_t>(s.data.size()));
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    for (int64_t j = 0; j < k; ++j)
+      s.b.push_back(static_cast<double>((37 * i + 11 * j) % 23 - 11) / 4);
+  }
+  return s;
+}
+
+TEST(SparseSolvers, SpsolveMatchesScipysSolutions) {
+  const nlohmann::json fixture = test::LoadFixture("api/spsolve.json");
+  const int64_t n = fixture["n"].get<int64_t>(), k = fixture["k"].get<int64_t>();
+  const SpsolveSystem s = SpsolveFixtureSystem(n, k);
+  const Array data = array(s.data), indices = array(s.indices), indptr = array(s.indptr);
+  const CsrMatrix a(data, indices, indptr, {n, n});
+  const Array b = array(s.b, Shape{n, k});
+  const Array column0 = b(Slice(), 0), column1 = b(Slice(), 1);
+  const Array pattern = (arange(static_cast<int64_t>(s.data.size())) % 3 - 1).astype(float64);
+  const CsrMatrix az(data * (1.0 + pattern * std::complex<double>(0, 0.5)), indices, indptr,
+                     {n, n});
+  const CsrMatrix a32(data.astype(float32), indices, indptr, {n, n});
+  const std::vector<std::pair<std::string, Array>> got = {
+      {"f64_vector", sl::spsolve(a, column0)},
+      {"f64_matrix", sl::spsolve(a, b)},
+      {"f64_column", sl::spsolve(a, b(Slice(), Slice(0, 1)))},
+      {"c128_vector", sl::spsolve(az, column0 - column1 * std::complex<double>(0, 0.25))},
+      {"f32_vector", sl::spsolve(a32, column0.astype(float32))},
+  };
+  for (const auto& [name, x] : got) {
+    SCOPED_TRACE(name);
+    const nlohmann::json& want = fixture["cases"][name];
+    std::vector<int64_t> shape = want["shape"].get<std::vector<int64_t>>();
+    EXPECT_EQ(x.shape(), Shape(shape));
+    EXPECT_EQ(dtype_name(x.dtype()), want["dtype"].get<std::string>() == "float64" ? "float64"
+                                     : want["dtype"].get<std::string>() == "float32"
+                                         ? "float32"
+                                         : "complex128");
+    const std::vector<std::complex<double>> values =
+        x.astype(complex128).to_host<std::complex<double>>();
+    const double tolerance = x.dtype() == float32 ? 2e-6 : 1e-14;
+    for (size_t i = 0; i < values.size(); ++i) {
+      const double re = std::strtod(want["x"][2 * i].get<std::string>().c_str(), nullptr);
+      const double im = std::strtod(want["x"][2 * i + 1].get<std::string>().c_str(), nullptr);
+      ASSERT_NEAR(values[i].real(), re, tolerance * (1 + std::abs(re))) << i;
+      ASSERT_NEAR(values[i].imag(), im, tolerance * (1 + std::abs(im))) << i;
+    }
+  }
+}
+
+TEST(SparseSolvers, SpsolveOnTheHostAgreesWithTheReferenceAndReportsASingularMatrix) {
+  const SpsolveSystem s = SpsolveFixtureSystem(30, 2);
+  const CsrMatrix a(array(s.data), array(s.indices), array(s.indptr), {30, 30});
+  const Array b = array(s.b, Shape{30, 2});
+  const std::vector<double> host = sl::spsolve(a, b).to_host<double>();
+  exec::Options reference = exec::CurrentOptions();
+  reference.backend = "interpreter";
+  std::vector<double> interpreted;
+  {
+    exec::ScopedOptions scoped(reference);
+    interpreted = sl::spsolve(a, b).to_host<double>();
+  }
+  ASSERT_EQ(host.size(), interpreted.size());
+  for (size_t i = 0; i < host.size(); ++i) EXPECT_NEAR(host[i], interpreted[i], 1e-13) << i;
+  // Rows 0 and 1 equal: singular, an error naming the op; the process goes on.
+  const CsrMatrix singular(array(std::vector<double>{1, 2, 1, 2, 5}),
+                           array(std::vector<int64_t>{0, 1, 0, 1, 2}),
+                           array(std::vector<int64_t>{0, 2, 4, 5}), {3, 3});
+  for (const char* backend : {"", "interpreter"}) {
+    exec::Options options = exec::CurrentOptions();
+    if (*backend != '\0') options.backend = backend;
+    exec::ScopedOptions scoped(options);
+    try {
+      sl::spsolve(singular, ones({3})).eval();
+      ADD_FAILURE() << "no error for a singular matrix on " << backend;
+    } catch (const Error& e) {
+      EXPECT_TRUE(absl::StrContains(e.what(), "spsolve")) << e.what();
+      EXPECT_TRUE(absl::StrContains(e.what(), "singular")) << e.what();
+    }
+  }
+  EXPECT_THROW(sl::spsolve(CsrMatrix(array(std::vector<double>{1}), array(std::vector<int64_t>{0}),
+                                     array(std::vector<int64_t>{0, 1, 1}), {2, 1}),
+                           ones({2})),
+               Error);                              // not square
+  EXPECT_THROW(sl::spsolve(a, ones({29})), Error);  // b of the wrong length
+  // An integer matrix and right-hand side solve in float64, as SciPy's.
+  const CsrMatrix ints(array(std::vector<int64_t>{2, 4}), array(std::vector<int64_t>{0, 1}),
+                       array(std::vector<int64_t>{0, 1, 2}), {2, 2});
+  const Array x = sl::spsolve(ints, array(std::vector<int64_t>{1, 2}));
+  EXPECT_EQ(x.dtype(), float64);
+  EXPECT_EQ(x.to_host<double>(), (std::vector<double>{0.5, 0.5}));
 }
 
 }  // namespace

@@ -94,6 +94,10 @@ NodeRef ExampleNode(OpCode op, std::vector<NodeRef>& params) {
       operands = {param(DType::kFloat32, {5}), param(DType::kInt32, {5}), param(DType::kInt32, {4}),
                   param(DType::kFloat32, {6})};
       break;
+    case OpCode::kSpsolve:
+      operands = {param(DType::kFloat64, {5}), param(DType::kInt64, {5}), param(DType::kInt64, {4}),
+                  param(DType::kFloat64, {3, 2})};
+      break;
     case OpCode::kLinalg:
       operands = {param(DType::kFloat64, {2, 3, 3}), param(DType::kFloat64, {2, 3, 4})};
       attrs.Set("routine", std::string("solve"));

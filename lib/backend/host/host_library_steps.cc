@@ -23,6 +23,7 @@
 #include "lib/backend/host/host_scan.h"
 #include "lib/backend/host/host_sort.h"
 #include "lib/backend/host/host_sparse.h"
+#include "lib/backend/host/host_superlu.h"
 #include "lib/backend/host/strided_view.h"
 #include "lib/exec/current_options.h"
 
@@ -220,6 +221,7 @@ absl::Status InterpretFusedKernel(const passes::FusedKernel& kernel,
         : HostSparseHandles(*m) ? HostSpmv(*m, operands)
         : m->op() == ir::OpCode::kLinalg
             ? HostLinalg(*m, *operands[0], operands.size() > 1 ? operands[1] : nullptr)
+        : m->op() == ir::OpCode::kSpsolve ? HostSpsolve(*m, operands)
         : IsSortNode(*m)      ? absl::StatusOr<ir::HostTensor>(HostSort(*m, *operands[0]))
         : HostScanHandles(*m) ? absl::StatusOr<ir::HostTensor>(HostScan(*m, *operands[0]))
                               : (NoteInterpreted(*m), ir::InterpretNode(*m, operands));
