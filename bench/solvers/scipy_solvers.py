@@ -32,7 +32,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
-    for name in ("cg", "bicgstab", "gmres", "minres"):
+    for name in ("cg", "bicgstab", "gmres", "minres", "spsolve"):
         solver = getattr(spla, name)
         key = "rtol" if "rtol" in inspect.signature(solver).parameters else "tol"
         # gmres: restart 20 and one callback per Arnoldi step (the residual-norm kind)
@@ -40,7 +40,7 @@ def main():
         for side in (64, 256):
             if name == "gmres" and side > 64:
                 continue
-            a = poisson(side, 0.0 if name in ("cg", "minres") else 0.5)
+            a = poisson(side, 0.0 if name in ("cg", "minres", "spsolve") else 0.5)
             b = np.sin(np.arange(side * side) * 0.37 + 1.0)
             count = [0]
 
@@ -49,6 +49,8 @@ def main():
 
             def run():
                 count[0] = 0
+                if name == "spsolve":  # direct: no iterations, info 0
+                    return solver(a, b), 0
                 if name == "minres":  # no atol; its own relative stopping test
                     return solver(a, b, maxiter=20000, callback=callback, **{key: 1e-8})
                 return solver(a, b, atol=0.0, maxiter=20000, callback=callback, **{key: 1e-8},

@@ -2,8 +2,8 @@
 //
 //   bench_solvers [--repeat R]
 //
-// scipy.sparse.linalg's cg, bicgstab and gmres (restart 20, side 64) as gpuc::sparse::linalg runs
-// them, on the 5-point Poisson matrix of a side x side grid (bicgstab with a convection term, so
+// scipy.sparse.linalg's cg, bicgstab, gmres (restart 20, side 64), minres and spsolve (SuperLU)
+// as gpuc::sparse::linalg runs them, on the 5-point Poisson matrix of a side x side grid (bicgstab with a convection term, so
 // nonsymmetric), rtol 1e-8, b from the same closed formula as bench/solvers/scipy_solvers.py. One
 // JSON line per (solver, side): iterations, the cold first call and the median warm call, and the
 // relative residual reached. On the host back end by default; a GPU machine runs it there.
@@ -56,13 +56,14 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     if (std::string(argv[i]) == "--repeat" && i + 1 < argc) repeat = std::atoi(argv[++i]);
   }
-  for (const char* solver : {"cg", "bicgstab", "gmres", "minres"}) {
+  for (const char* solver : {"cg", "bicgstab", "gmres", "minres", "spsolve"}) {
     for (int64_t side : {64, 256}) {
       const bool cg = std::string(solver) == "cg";
       const bool gmres = std::string(solver) == "gmres";
       const bool minres = std::string(solver) == "minres";
+      const bool direct = std::string(solver) == "spsolve";
       if (gmres && side > 64) continue;  // GMRES(20) takes thousands of steps there
-      const CsrMatrix a = Poisson(side, cg || minres ? 0.0 : 0.5);
+      const CsrMatrix a = Poisson(side, cg || minres || direct ? 0.0 : 0.5);
       const int64_t n = side * side;
       Array k = gpuc::arange(0, n, 1, gpuc::float64);
       Array b = gpuc::sin(k * 0.37 + 1.0);
@@ -73,7 +74,9 @@ int main(int argc, char** argv) {
       auto run = [&] {
         namespace sl = gpuc::sparse::linalg;
         gpuc::sparse::linalg::SolverResult r;
-        if (cg) {
+        if (direct) {
+          r.x = sl::spsolve(a, b);
+        } else if (cg) {
           r = sl::cg(a, b, options);
         } else if (gmres) {
           r = sl::gmres(a, b, options, 20);
