@@ -42,6 +42,12 @@ Histogram histogram(const Array& x, int64_t bins, double lo, double hi);
 /// NumPy's bits: its sums run in float64 over blocks of 65536 elements in x's order, each
 /// block's rounded to the weights' dtype and added in turn, as NumPy 1.24 computes them.
 Histogram histogram(const Array& x, int64_t bins, double lo, double hi, const Array& weights);
+/// np.histogram(x, bins) and np.histogram(x, bins, weights=weights): the range NumPy
+/// autodetects, x's minimum and maximum (widened by 0.5 each way when they are equal; (0, 1)
+/// for an empty x). They are computed where x lives and read back (two numbers) to place the
+/// edges; a range that is not finite (a NaN or an infinity in x) is an error, as NumPy's.
+Histogram histogram(const Array& x, int64_t bins);
+Histogram histogram(const Array& x, int64_t bins, const Array& weights);
 
 enum class Side : uint8_t { kLeft, kRight };
 /// np.searchsorted(a, v, side): for each element of v, where it would be inserted into the

@@ -6,7 +6,9 @@
 #include "gpuc/counting.h"
 #include "gpuc/creation.h"
 #include "gpuc/elementwise.h"
+#include "gpuc/evaluation.h"
 #include "gpuc/manipulation.h"
+#include "gpuc/reductions.h"
 #include "lib/api/array_impl.h"
 #include "lib/api/recorder.h"
 #include "lib/api/setitem.h"
@@ -75,7 +77,10 @@ struct Binned {
   Array edges;
 };
 
-Binned BinOf(const Array& x, int64_t bins, double lo, double hi) {
+// `range_dtype`: the dtype NumPy holds the range's ends in — float64 for a range given as
+// numbers, x's own for a range autodetected from float x (np.float32 minimum and maximum),
+// which rounds linspace's step to it.
+Binned BinOf(const Array& x, int64_t bins, double lo, double hi, DType range_dtype = float64) {
   detail::ImplOf(x, "histogram");
   if (bins < 1) {
     detail::ThrowInvalid(absl::StrCat("histogram: bins must be positive, got ", bins));
@@ -99,6 +104,16 @@ Binned BinOf(const Array& x, int64_t bins, double lo, double hi) {
   const DType bin_dtype = ir::IsFloat(detail::ToIr(x.dtype())) ? x.dtype() : float64;
   const Array a = x.reshape({x.size()});
   Array edges = linspace(lo, hi, bins + 1, true, float64).astype(bin_dtype);
+  if (range_dtype != float64) {
+    // numpy.linspace with ends of range_dtype (NEP 50): every step in that dtype — the step
+    // (hi - lo) / bins, then k * step + lo — and the last edge hi itself.
+    const Array first = full({}, lo, range_dtype), last = full({}, hi, range_dtype);
+    const Array delta = last - first;
+    const Array step = delta / static_cast<int64_t>(bins);
+    const Array k = arange(int64_t{0}, bins + 1, 1, range_dtype);
+    const Array y = where(step == 0, k / static_cast<int64_t>(bins) * delta, k * step) + first;
+    edges = where(arange(bins + 1) == bins, last, y).astype(bin_dtype);
+  }
   const Array keep = (a >= lo) & (a <= hi);
   const Array t = a.astype(bin_dtype);
   const double norm = static_cast<double>(bins) / (hi - lo);  // a float64 scalar in NumPy
@@ -120,14 +135,17 @@ constexpr int64_t kNumpyHistogramBlock = 65536;
 
 }  // namespace
 
-Histogram histogram(const Array& x, int64_t bins, double lo, double hi) {
-  Binned b = BinOf(x, bins, lo, hi);
+namespace {
+
+Histogram HistogramIn(const Array& x, int64_t bins, double lo, double hi, DType range_dtype) {
+  Binned b = BinOf(x, bins, lo, hi, range_dtype);
   Array counts = ScatterAddInto(bins + 1, b.index, ones({x.size()}, int64))(Slice(0, bins));
   return {counts, b.edges};
 }
 
-Histogram histogram(const Array& x, int64_t bins, double lo, double hi, const Array& weights) {
-  Binned b = BinOf(x, bins, lo, hi);
+Histogram WeightedHistogramIn(const Array& x, int64_t bins, double lo, double hi,
+                              const Array& weights, DType range_dtype) {
+  Binned b = BinOf(x, bins, lo, hi, range_dtype);
   detail::ImplOf(weights, "histogram");
   if (weights.shape() != x.shape()) {
     detail::ThrowInvalid(
@@ -152,6 +170,49 @@ Histogram histogram(const Array& x, int64_t bins, double lo, double hi, const Ar
   Array counts = zeros({bins}, weights.dtype());
   for (int64_t k = 0; k < blocks; ++k) counts = counts + sums(k);
   return {counts, b.edges};
+}
+
+// np.histogram's autodetected range: x's minimum and maximum as float64, (0, 1) when x is
+// empty; an error when either is not finite.
+std::pair<double, double> AutodetectedRange(const Array& x) {
+  detail::ImplOf(x, "histogram");
+  if (ir::IsComplex(detail::ToIr(x.dtype())))
+    detail::ThrowInvalid("histogram: x cannot be complex");
+  if (x.size() == 0) return {0.0, 1.0};
+  const Array lo = min(x).astype(float64), hi = max(x).astype(float64);
+  gpuc::eval({lo, hi});
+  const double first = lo.item<double>(), last = hi.item<double>();
+  if (!std::isfinite(first) || !std::isfinite(last)) {
+    detail::ThrowInvalid(
+        absl::StrCat("histogram: autodetected range of [", first, ", ", last, "] is not finite"));
+  }
+  return {first, last};
+}
+
+// The dtype NumPy holds an autodetected range in: x's when x is float (its min and max are
+// scalars of it), else float64.
+DType AutodetectedRangeDType(const Array& x) {
+  return ir::IsFloat(detail::ToIr(x.dtype())) ? x.dtype() : float64;
+}
+
+}  // namespace
+
+Histogram histogram(const Array& x, int64_t bins, double lo, double hi) {
+  return HistogramIn(x, bins, lo, hi, float64);
+}
+
+Histogram histogram(const Array& x, int64_t bins, double lo, double hi, const Array& weights) {
+  return WeightedHistogramIn(x, bins, lo, hi, weights, float64);
+}
+
+Histogram histogram(const Array& x, int64_t bins) {
+  const auto [lo, hi] = AutodetectedRange(x);
+  return HistogramIn(x, bins, lo, hi, AutodetectedRangeDType(x));
+}
+
+Histogram histogram(const Array& x, int64_t bins, const Array& weights) {
+  const auto [lo, hi] = AutodetectedRange(x);
+  return WeightedHistogramIn(x, bins, lo, hi, weights, AutodetectedRangeDType(x));
 }
 
 Array searchsorted(const Array& a, const Operand& v, Side side) {

@@ -115,6 +115,43 @@ TEST(Counting, WeightedHistogramsHaveNumpysBits) {
                     {"histogram", "complex128"});
 }
 
+TEST(Counting, AutodetectedHistogramRangesAreNumpys) {
+  // make_histogram_auto_fixture.py: NumPy 1.24's counts and edges for the data's own range.
+  const nlohmann::json fixture = test::LoadFixture("api/histogram_auto.json");
+  const int64_t n = fixture["n"].get<int64_t>();
+  const Array i = arange(n);
+  const Array x64 = ((i * 7919) % 10007).astype(float64) / 1000.0 - 5.0;
+  const std::vector<std::pair<std::string, Array>> inputs = {{"f64", x64},
+                                                             {"f32", x64.astype(float32)},
+                                                             {"i64", (i * 7919) % 10007 - 3000},
+                                                             {"same", full({7}, 2.5)},
+                                                             {"empty", zeros({0})}};
+  auto hexes = [](const nlohmann::json& list) {
+    std::vector<double> v;
+    for (const auto& h : list) v.push_back(std::strtod(h.get<std::string>().c_str(), nullptr));
+    return v;
+  };
+  for (const auto& [name, x] : inputs) {
+    for (int64_t bins : {13, 64}) {
+      SCOPED_TRACE(absl::StrCat(name, " bins=", bins));
+      const nlohmann::json& want = fixture[absl::StrCat(name, "_", bins)];
+      const Histogram h = histogram(x, bins);
+      EXPECT_EQ(h.counts.to_host<int64_t>(), want["counts"].get<std::vector<int64_t>>());
+      EXPECT_EQ(h.edges.astype(float64).to_host<double>(), hexes(want["edges"]));
+      EXPECT_EQ(dtype_name(h.edges.dtype()), want["edges_dtype"].get<std::string>());
+    }
+    SCOPED_TRACE(absl::StrCat(name, " weighted"));
+    const Array w = (arange(x.size()) % 7).astype(float64) - 2.5;
+    EXPECT_EQ(histogram(x, 13, w).counts.to_host<double>(),
+              hexes(fixture[absl::StrCat(name, "_weighted")]));
+  }
+  // NumPy: "autodetected range of [nan, nan] is not finite".
+  ExpectContainsAll(ErrorOf([&] {
+                      histogram(array(std::vector<double>{1.0, std::nan("")}), 4);
+                    }),
+                    {"histogram", "autodetected range", "not finite"});
+}
+
 TEST(Counting, HistogramAndSearchsortedErrorsNameTheirArguments) {
   Array x = arange(5.0);
   ExpectContainsAll(ErrorOf([&] { histogram(x, 0, 0.0, 1.0); }), {"histogram", "bins", "0"});
