@@ -2,7 +2,8 @@
 //
 // NumPy's counting and binary-search functions over lazy arrays. A lazy array's shape is
 // known when it is recorded, so where NumPy's output length depends on the data (bincount's
-// max(x) + 1, histogram's range from the data), the length or range is an argument here.
+// max(x) + 1) the length is an argument here; histogram's range is one, or is read from the
+// data (two numbers read back, its shape does not depend on them).
 // All of them fuse: searchsorted and digitize are branch-free binary searches (one gather
 // per halving step) inside one elementwise kernel; bincount and histogram end in a scatter
 // whose repeated indices accumulate.
