@@ -1,12 +1,13 @@
-//===- solvers_main.cc - Issue 33's iterative solvers beside SciPy ---------===//
+//===- solvers_main.cc - Issue 33's sparse solvers beside SciPy ------------===//
 //
 //   bench_solvers [--repeat R]
 //
 // scipy.sparse.linalg's cg, bicgstab, gmres (restart 20, side 64), minres and spsolve (SuperLU)
-// as gpuc::sparse::linalg runs them, on the 5-point Poisson matrix of a side x side grid (bicgstab with a convection term, so
-// nonsymmetric), rtol 1e-8, b from the same closed formula as bench/solvers/scipy_solvers.py. One
-// JSON line per (solver, side): iterations, the cold first call and the median warm call, and the
-// relative residual reached. On the host back end by default; a GPU machine runs it there.
+// as gpuc::sparse::linalg runs them, on the 5-point Poisson matrix of a side x side grid
+// (bicgstab with a convection term, so nonsymmetric), rtol 1e-8, b from the same closed formula
+// as bench/solvers/scipy_solvers.py. One JSON line per (solver, side): iterations, the cold
+// first call and the median warm call, and the relative residual reached. On the host back
+// end by default; a GPU machine runs it there.
 //
 //===----------------------------------------------------------------------===//
 #include <algorithm>

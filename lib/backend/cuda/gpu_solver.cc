@@ -41,8 +41,9 @@ __device__ __forceinline__ T Negate(T a) { return -a; }
 __device__ __forceinline__ bool IsZero(T a) { return a == 0; }
 #endif
 
-#define GRID_STRIDE(i, n) \
-  for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += (i64)gridDim.x * blockDim.x)
+#define GRID_STRIDE(i, n)                                            \
+  for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < (n); \
+       i += (i64)gridDim.x * blockDim.x)
 
 // Each rows x cols matrix of the batch, row-major, into out as cols x rows.
 extern "C" __global__ void gpuc_linalg_transpose(const T* in, T* out, i64 batch, i64 rows,
@@ -72,7 +73,8 @@ extern "C" __global__ void gpuc_linalg_lower(const T* m, T* out, i64 batch, i64 
 // eigh's layout: the column-major eigenvectors as columns 0..n-1, the eigenvalues in column n.
 extern "C" __global__ void gpuc_linalg_eigh_out(const T* m, const R* w, T* out, i64 batch, i64 n) {
   GRID_STRIDE(e, batch * n * (n + 1)) {
-    const i64 b = e / (n * (n + 1)), at = e - b * n * (n + 1), i = at / (n + 1), j = at - i * (n + 1);
+    const i64 per = n * (n + 1), b = e / per, at = e - b * per;
+    const i64 i = at / (n + 1), j = at - i * (n + 1);
     out[e] = j < n ? m[b * n * n + j * n + i] : Make(w[b * n + i]);
   }
 }
