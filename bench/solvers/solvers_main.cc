@@ -1,4 +1,4 @@
-//===- solvers_main.cc - Issue 33's sparse solvers beside SciPy ------------===//
+//===- solvers_main.cc - Issue 33's sparse solvers beside SciPy -----------===//
 //
 //   bench_solvers [--repeat R]
 //
