@@ -41,6 +41,8 @@ set(CPACK_PACKAGE_CONTACT "gpuc developers <gpuc@localhost>")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "A lazy array compiler for NVIDIA GPUs, from C++")
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS OFF)
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "libllvm19, libabsl20220623, libopenblas0, libstdc++6")
+# SuperLU is opened at run time (spsolve): recommended, not required.
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libsuperlu5")
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)  # gpuc_0.1.0_amd64.deb
 include(CPack)
