@@ -25,6 +25,7 @@
 #include "ir/printer.h"
 #include "ir/value_names.h"
 #include "ir/verifier.h"
+#include "lib/backend/host/host_superlu.h"
 #include "lib/exec/options.h"
 #include "lib/exec/target.h"
 #include "passes/fusion.h"
@@ -177,6 +178,7 @@ std::string InfoText(const exec::Options& options) {
                       "kernel cache: ", options.cache_directory, "\n",
                       runtime::DescribeCudaDevices(), "\n",
                       "vendor libraries: ", runtime::DescribeCudaLibraries(), "\n",
+                      "host sparse LU: ", detail::DescribeSuperlu(), "\n",
                       "CUDA compilers: ", codegen::DescribeCudaCompilers(), "\n",
                       "options in force:\n", options.Describe());
 }
