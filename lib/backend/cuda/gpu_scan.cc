@@ -205,13 +205,12 @@ absl::StatusOr<std::shared_ptr<const GpuScanKernels>> LoadGpuScan(runtime::CudaD
       LoadSourceModule(device, GpuScanSource(scan), "gpuc_scan.cu", GpuScanKey(scan), arch);
   if (!module.ok()) return module.status();
   auto kernels = std::make_shared<GpuScanKernels>();
-  for (auto [name, slot] : {std::pair{"gpuc_scan_columns", &kernels->columns},
-                            std::pair{"gpuc_scan_totals", &kernels->totals},
-                            std::pair{"gpuc_scan_prefixes", &kernels->prefixes},
-                            std::pair{"gpuc_scan_tiles", &kernels->tiles}}) {
-    absl::StatusOr<runtime::CudaKernel> k = (*module)->GetKernel(name);
-    if (!k.ok()) return k.status();
-    *slot = *std::move(k);
+  if (absl::Status s = FindKernels(**module, {{"gpuc_scan_columns", &kernels->columns},
+                                              {"gpuc_scan_totals", &kernels->totals},
+                                              {"gpuc_scan_prefixes", &kernels->prefixes},
+                                              {"gpuc_scan_tiles", &kernels->tiles}});
+      !s.ok()) {
+    return s;
   }
   kernels->module = *std::move(module);
   return kernels;

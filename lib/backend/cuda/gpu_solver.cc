@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "lib/backend/cuda/gpu_source_module.h"
+#include "lib/backend/cuda/gpu_sparse.h"
 #include "lib/exec/current_options.h"
 #include "lib/exec/target.h"
 #include "runtime/kernel_graph.h"
@@ -114,21 +115,6 @@ extern "C" __global__ void gpuc_linalg_det(const T* lu, const i64* pivots, T* ou
 }
 )cuda";
 
-std::optional<cudaDataType> SolverTypeFor(DType dtype) {
-  switch (dtype) {
-    case DType::kFloat32:
-      return CUDA_R_32F;
-    case DType::kFloat64:
-      return CUDA_R_64F;
-    case DType::kComplex64:
-      return CUDA_C_32F;
-    case DType::kComplex128:
-      return CUDA_C_64F;
-    default:
-      return std::nullopt;
-  }
-}
-
 cudaDataType RealTypeOf(cudaDataType type) {
   return type == CUDA_R_32F || type == CUDA_C_32F ? CUDA_R_32F : CUDA_R_64F;
 }
@@ -166,7 +152,7 @@ absl::StatusOr<LinalgShape> PlanLinalg(const ir::Node& linalg) {
                                                  " has no cuSOLVER routine in gpuc yet"));
   }
   const ir::TensorType& a = linalg.operand(0).type();
-  if (!SolverTypeFor(a.dtype)) {
+  if (!InexactCudaType(a.dtype)) {
     return absl::UnimplementedError(
         absl::StrCat("cuSOLVER has no ", ir::DTypeName(a.dtype), " routines"));
   }
@@ -238,14 +224,13 @@ absl::StatusOr<const GpuSolver::Kernels*> GpuSolver::KernelsFor(ir::DType dtype)
                        exec::GpuArchitecture(options));
   if (!module.ok()) return module.status();
   auto kernels = std::make_unique<Kernels>();
-  for (auto [name, slot] : {std::pair{"gpuc_linalg_transpose", &kernels->transpose},
-                            std::pair{"gpuc_linalg_identity", &kernels->identity},
-                            std::pair{"gpuc_linalg_lower", &kernels->lower},
-                            std::pair{"gpuc_linalg_eigh_out", &kernels->eigh_out},
-                            std::pair{"gpuc_linalg_det", &kernels->det}}) {
-    absl::StatusOr<runtime::CudaKernel> k = (*module)->GetKernel(name);
-    if (!k.ok()) return k.status();
-    *slot = *std::move(k);
+  if (absl::Status s = FindKernels(**module, {{"gpuc_linalg_transpose", &kernels->transpose},
+                                              {"gpuc_linalg_identity", &kernels->identity},
+                                              {"gpuc_linalg_lower", &kernels->lower},
+                                              {"gpuc_linalg_eigh_out", &kernels->eigh_out},
+                                              {"gpuc_linalg_det", &kernels->det}});
+      !s.ok()) {
+    return s;
   }
   kernels->module = *std::move(module);
   return kernels_.try_emplace(dtype, std::move(kernels)).first->second.get();
@@ -256,7 +241,7 @@ absl::Status GpuSolver::Run(runtime::CudaStream& stream, const ir::Node& linalg,
                             const DeviceTensor& out) {
   std::lock_guard<std::mutex> lock(mutex_);
   const DType dtype = a.type.dtype;
-  const cudaDataType type = *SolverTypeFor(dtype);
+  const cudaDataType type = *InexactCudaType(dtype);
   const int64_t batch = shape.batch, n = shape.n, k = shape.k;
   const int64_t element = ir::DTypeSize(dtype), nn = n * n;
   if (batch == 0) return absl::OkStatus();

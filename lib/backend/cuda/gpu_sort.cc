@@ -368,15 +368,15 @@ absl::StatusOr<std::shared_ptr<const GpuSortKernels>> LoadGpuSort(runtime::CudaD
       LoadSourceModule(device, GpuSortSource(sort), "gpuc_sort.cu", GpuSortKey(sort), arch);
   if (!module.ok()) return module.status();
   auto kernels = std::make_shared<GpuSortKernels>();
-  for (auto [name, slot] :
-       {std::pair{"gpuc_sort_tiny", &kernels->tiny}, std::pair{"gpuc_sort_block", &kernels->block},
-        std::pair{"gpuc_sort_load", &kernels->load}, std::pair{"gpuc_sort_count", &kernels->count},
-        std::pair{"gpuc_sort_offsets", &kernels->offsets},
-        std::pair{"gpuc_sort_scatter", &kernels->scatter},
-        std::pair{"gpuc_sort_store", &kernels->store}}) {
-    absl::StatusOr<runtime::CudaKernel> k = (*module)->GetKernel(name);
-    if (!k.ok()) return k.status();
-    *slot = *std::move(k);
+  if (absl::Status s = FindKernels(**module, {{"gpuc_sort_tiny", &kernels->tiny},
+                                              {"gpuc_sort_block", &kernels->block},
+                                              {"gpuc_sort_load", &kernels->load},
+                                              {"gpuc_sort_count", &kernels->count},
+                                              {"gpuc_sort_offsets", &kernels->offsets},
+                                              {"gpuc_sort_scatter", &kernels->scatter},
+                                              {"gpuc_sort_store", &kernels->store}});
+      !s.ok()) {
+    return s;
   }
   kernels->module = *std::move(module);
   return kernels;

@@ -23,4 +23,15 @@ absl::StatusOr<std::unique_ptr<runtime::CudaModule>> LoadSourceModule(
   return runtime::CudaModule::LoadCubin(device, compiled->cubin);
 }
 
+absl::Status FindKernels(
+    const runtime::CudaModule& module,
+    std::initializer_list<std::pair<const char*, runtime::CudaKernel*>> kernels) {
+  for (const auto& [name, slot] : kernels) {
+    absl::StatusOr<runtime::CudaKernel> k = module.GetKernel(name);
+    if (!k.ok()) return k.status();
+    *slot = *std::move(k);
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace gpuc::detail

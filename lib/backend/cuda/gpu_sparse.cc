@@ -6,11 +6,10 @@
 #include "absl/strings/str_cat.h"
 
 namespace gpuc::detail {
-namespace {
 
 using ir::DType;
 
-std::optional<cudaDataType> SparseTypeFor(DType dtype) {
+std::optional<cudaDataType> InexactCudaType(DType dtype) {
   switch (dtype) {
     case DType::kFloat32:
       return CUDA_R_32F;
@@ -25,11 +24,9 @@ std::optional<cudaDataType> SparseTypeFor(DType dtype) {
   }
 }
 
-}  // namespace
-
 absl::StatusOr<SpmvShape> PlanSpmv(const ir::Node& spmv) {
   const DType dtype = spmv.dtype();
-  if (!SparseTypeFor(dtype)) {
+  if (!InexactCudaType(dtype)) {
     return absl::UnimplementedError(
         absl::StrCat("cuSPARSE has no ", ir::DTypeName(dtype), " SpMV"));
   }
@@ -92,7 +89,7 @@ absl::Status GpuSparse::Spmv(runtime::CudaStream& stream, const ir::Node& spmv,
                                           stream.handle()),
         "cuMemsetD8Async");
   }
-  const cudaDataType type = *SparseTypeFor(spmv.dtype());
+  const cudaDataType type = *InexactCudaType(spmv.dtype());
   const cusparseIndexType_t index = shape.index64 ? CUSPARSE_INDEX_64I : CUSPARSE_INDEX_32I;
   const bool wide = type == CUDA_R_64F || type == CUDA_C_64F;
   const float one_f[2] = {1, 0}, zero_f[2] = {0, 0};

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -28,6 +29,10 @@ struct SpmvShape {
   int64_t k = 0;  // x's columns when x is a matrix (an SpMM); 0 for a vector
   bool index64 = false;
 };
+
+/// The CUDA data type of an inexact dtype (f32, f64, c64, c128), as cuSPARSE and cuSOLVER
+/// take it; none for other dtypes.
+std::optional<cudaDataType> InexactCudaType(ir::DType dtype);
 
 /// Ok with the call, or Unimplemented saying why the node stays on the host.
 absl::StatusOr<SpmvShape> PlanSpmv(const ir::Node& spmv);
