@@ -253,81 +253,52 @@ llvm::Value* EmitFloatDivMod(llvm::IRBuilder<>& b, OpCode op, llvm::Value* a, ll
   return b.CreateSelect(divisor_zero, quotient, result);
 }
 
-/// std::complex<double>'s a * b as GCC computes it (libgcc's __muldc3, C99 Annex G): the
-/// schoolbook products, and when both parts come out NaN, the recovery of infinities.
-/// Branch-free, so it vectorizes and runs on the GPU; no contraction into fma (the
-/// interpreter rounds every product).
+/// NumPy's complex product (ir/complex_arithmetic.h's NumpyMultiply): the schoolbook
+/// products in the parts' precision, each rounded (no contraction into fma), no recovery of
+/// infinities.
 std::pair<llvm::Value*, llvm::Value*> EmitComplexMul(llvm::IRBuilder<>& b, llvm::Value* a,
                                                      llvm::Value* bi, llvm::Value* c,
                                                      llvm::Value* d) {
-  llvm::Type* t = a->getType();
-  auto k = [&](double v) { return llvm::ConstantFP::get(t, v); };
-  auto is_nan = [&](llvm::Value* v) { return b.CreateFCmpUNO(v, v); };
-  auto is_inf = [&](llvm::Value* v) {
-    return b.CreateFCmpOEQ(b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, v),
-                           llvm::ConstantFP::getInfinity(t));
-  };
-  auto copysign = [&](llvm::Value* magnitude, llvm::Value* sign) {
-    return b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, magnitude, sign);
-  };
-  // NaN -> copysign(0, v) where `when` holds.
-  auto zero_nan = [&](llvm::Value* v, llvm::Value* when) {
-    return b.CreateSelect(b.CreateAnd(when, is_nan(v)), copysign(k(0.0), v), v);
-  };
-  // v -> copysign(isinf(v) ? 1 : 0, v) where `when` holds.
-  auto box = [&](llvm::Value* v, llvm::Value* when) {
-    llvm::Value* unit = copysign(b.CreateSelect(is_inf(v), k(1.0), k(0.0)), v);
-    return b.CreateSelect(when, unit, v);
-  };
-  llvm::Value* ac = b.CreateFMul(a, c);
-  llvm::Value* bd = b.CreateFMul(bi, d);
-  llvm::Value* ad = b.CreateFMul(a, d);
-  llvm::Value* bc = b.CreateFMul(bi, c);
-  llvm::Value* x = b.CreateFSub(ac, bd);
-  llvm::Value* y = b.CreateFAdd(ad, bc);
-  llvm::Value* both_nan = b.CreateAnd(is_nan(x), is_nan(y));
-  // Step 1: an infinite first operand.
-  llvm::Value* first_inf = b.CreateAnd(both_nan, b.CreateOr(is_inf(a), is_inf(bi)));
-  llvm::Value* a1 = box(a, first_inf);
-  llvm::Value* b1 = box(bi, first_inf);
-  llvm::Value* c1 = zero_nan(c, first_inf);
-  llvm::Value* d1 = zero_nan(d, first_inf);
-  // Step 2: an infinite second operand (tested on the values after step 1).
-  llvm::Value* second_inf = b.CreateAnd(both_nan, b.CreateOr(is_inf(c1), is_inf(d1)));
-  llvm::Value* c2 = box(c1, second_inf);
-  llvm::Value* d2 = box(d1, second_inf);
-  llvm::Value* a2 = zero_nan(a1, second_inf);
-  llvm::Value* b2 = zero_nan(b1, second_inf);
-  llvm::Value* recalc = b.CreateOr(first_inf, second_inf);
-  // Step 3: no infinite operand, but an infinite product (overflow).
-  llvm::Value* overflow = b.CreateAnd(
-      b.CreateAnd(both_nan, b.CreateNot(recalc)),
-      b.CreateOr(b.CreateOr(is_inf(ac), is_inf(bd)), b.CreateOr(is_inf(ad), is_inf(bc))));
-  llvm::Value* a3 = zero_nan(a2, overflow);
-  llvm::Value* b3 = zero_nan(b2, overflow);
-  llvm::Value* c3 = zero_nan(c2, overflow);
-  llvm::Value* d3 = zero_nan(d2, overflow);
-  recalc = b.CreateOr(recalc, overflow);
-  llvm::Value* inf = llvm::ConstantFP::getInfinity(t);
-  llvm::Value* rx = b.CreateFMul(inf, b.CreateFSub(b.CreateFMul(a3, c3), b.CreateFMul(b3, d3)));
-  llvm::Value* ry = b.CreateFMul(inf, b.CreateFAdd(b.CreateFMul(a3, d3), b.CreateFMul(b3, c3)));
-  return {b.CreateSelect(recalc, rx, x), b.CreateSelect(recalc, ry, y)};
+  llvm::Value* x = b.CreateFSub(b.CreateFMul(a, c), b.CreateFMul(bi, d));
+  llvm::Value* y = b.CreateFAdd(b.CreateFMul(a, d), b.CreateFMul(bi, c));
+  return {x, y};
 }
 
-/// Complex add, sub, neg, mul, square, eq and ne: the interpreter computes them in
-/// complex<double> and rounds each part once to the loop's precision; so does this. Other
-/// complex ops (division, functions, ordering) go to the support library.
+/// NumPy's |z| (ir/complex_arithmetic.h's NumpyAbs): larger * sqrt(fma(r, r, 1)) for the
+/// ratio r of the smaller part to the larger, inf for an infinite part, else NaN for a NaN.
+/// Selects only, so the loop vectorizes (libm's hypot was a call per element).
+llvm::Value* EmitComplexAbs(llvm::IRBuilder<>& b, llvm::Value* re, llvm::Value* im) {
+  llvm::Type* t = re->getType();
+  llvm::Value* zero = llvm::ConstantFP::get(t, 0.0);
+  llvm::Value* one = llvm::ConstantFP::get(t, 1.0);
+  llvm::Value* inf = llvm::ConstantFP::getInfinity(t);
+  re = b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, re);
+  im = b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, im);
+  im = b.CreateSelect(b.CreateFCmpOEQ(re, inf), inf, im);
+  re = b.CreateSelect(b.CreateFCmpOEQ(im, inf), inf, re);
+  im = b.CreateSelect(b.CreateFCmpUNO(re, re), re, im);
+  re = b.CreateSelect(b.CreateFCmpUNO(im, im), im, re);
+  llvm::Value* larger = b.CreateSelect(b.CreateFCmpOGT(re, im), re, im);
+  llvm::Value* smaller = b.CreateSelect(b.CreateFCmpOLT(im, re), im, re);
+  llvm::Value* no_ratio = b.CreateOr(b.CreateFCmpOEQ(larger, zero), b.CreateFCmpOEQ(smaller, inf));
+  llvm::Value* ratio = b.CreateSelect(no_ratio, zero, b.CreateFDiv(smaller, larger));
+  llvm::Value* root = b.CreateUnaryIntrinsic(
+      llvm::Intrinsic::sqrt, b.CreateIntrinsic(llvm::Intrinsic::fma, {t}, {ratio, ratio, one}));
+  return b.CreateFMul(root, larger);
+}
+
+/// Complex add, sub, neg, mul, square, eq and ne in the parts' precision, as NumPy's loops
+/// (a float sum rounds the same once in double or in float; products round per part, so
+/// they must be floats for complex64). Other complex ops (division, functions, ordering) go
+/// to the support library.
 llvm::Value* EmitComplex(llvm::IRBuilder<>& b, OpCode op, DType loop, llvm::Value* a,
                          llvm::Value* c) {
-  llvm::Type* wide = b.getDoubleTy();
-  llvm::Type* part = loop == DType::kComplex64 ? b.getFloatTy() : wide;
-  auto get = [&](llvm::Value* v, unsigned i) {
-    return b.CreateFPExt(b.CreateExtractValue(v, i), wide);
-  };
+  llvm::Type* part = loop == DType::kComplex64 ? b.getFloatTy() : b.getDoubleTy();
+  auto get = [&](llvm::Value* v, unsigned i) { return b.CreateExtractValue(v, i); };
   auto make = [&](llvm::Value* x, llvm::Value* y) {
     llvm::Value* r = llvm::PoisonValue::get(llvm::ArrayType::get(part, 2));
-    r = b.CreateInsertValue(r, b.CreateFPTrunc(x, part), 0);
-    return b.CreateInsertValue(r, b.CreateFPTrunc(y, part), 1);
+    r = b.CreateInsertValue(r, x, 0);
+    return b.CreateInsertValue(r, y, 1);
   };
   switch (op) {
     case OpCode::kAdd:
@@ -342,6 +313,8 @@ llvm::Value* EmitComplex(llvm::IRBuilder<>& b, OpCode op, DType loop, llvm::Valu
       auto [x, y] = EmitComplexMul(b, get(a, 0), get(a, 1), get(other, 0), get(other, 1));
       return make(x, y);
     }
+    case OpCode::kAbs:
+      return EmitComplexAbs(b, get(a, 0), get(a, 1));
     case OpCode::kEq:
     case OpCode::kNe: {
       llvm::Value* equal =
@@ -511,15 +484,6 @@ llvm::Value* EmitNativeElementwise(ValueLowering& values, OpCode op, DType loop,
       return b.CreateExtractValue(a, op == OpCode::kReal ? 0 : 1);
     }
     return op == OpCode::kImag ? llvm::Constant::getNullValue(a->getType()) : a;
-  }
-  if (kind == DTypeKind::kComplex && op == OpCode::kAbs) {
-    // |z| as the interpreter's std::abs(complex<double>): libm's hypot of the parts in double
-    // (libdevice's on the GPU), rounded once to the real dtype (was a support call per element).
-    llvm::Type* wide = b.getDoubleTy();
-    llvm::FunctionCallee hypot = values.PureFunction("hypot", wide, {wide, wide});
-    llvm::Value* r = b.CreateCall(hypot, {b.CreateFPExt(b.CreateExtractValue(a, 0), wide),
-                                          b.CreateFPExt(b.CreateExtractValue(a, 1), wide)});
-    return loop == DType::kComplex64 ? b.CreateFPTrunc(r, b.getFloatTy()) : r;
   }
   if (kind == DTypeKind::kComplex) return EmitComplex(b, op, loop, a, c);
   if (std::optional<llvm::CmpInst::Predicate> p = Comparison(op, kind)) {

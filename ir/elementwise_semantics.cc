@@ -6,6 +6,7 @@
 #include <numbers>
 #include <optional>
 
+#include "ir/complex_arithmetic.h"
 #include "ir/philox.h"
 
 namespace gpuc::ir {
@@ -377,7 +378,14 @@ WideValue EvalFloat(OpCode op, double a, double b) {
 
 bool HasNan(Complex z) { return std::isnan(z.real()) || std::isnan(z.imag()); }
 
-WideValue EvalComplex(OpCode op, Complex a, Complex b) {
+// NumPy's product in the loop's precision: complex64 parts multiply as floats.
+Complex Multiply(DType loop, Complex a, Complex b) {
+  if (loop != DType::kComplex64) return NumpyMultiply(a, b);
+  const std::complex<float> p = NumpyMultiply(std::complex<float>(a), std::complex<float>(b));
+  return {p.real(), p.imag()};
+}
+
+WideValue EvalComplex(OpCode op, DType loop, Complex a, Complex b) {
   auto c = [](Complex v) { return WideValue::Complex(v); };
   auto p = [](bool v) { return WideValue::Bool(v); };
   constexpr double kLn2 = std::numbers::ln2;
@@ -387,7 +395,7 @@ WideValue EvalComplex(OpCode op, Complex a, Complex b) {
     case OpCode::kSub:
       return c(a - b);
     case OpCode::kMul:
-      return c(a * b);
+      return c(Multiply(loop, a, b));
     case OpCode::kDiv:
       return c(a / b);
     case OpCode::kPow:
@@ -395,7 +403,8 @@ WideValue EvalComplex(OpCode op, Complex a, Complex b) {
     case OpCode::kNeg:
       return c(-a);
     case OpCode::kAbs:
-      return WideValue::Float(std::abs(a));
+      return WideValue::Float(loop == DType::kComplex64 ? NumpyAbs(std::complex<float>(a))
+                                                        : NumpyAbs(a));
     case OpCode::kConj:
       return c(std::conj(a));
     case OpCode::kReal:
@@ -406,7 +415,7 @@ WideValue EvalComplex(OpCode op, Complex a, Complex b) {
     case OpCode::kSign:
       return c(a == Complex(0, 0) ? a : a / std::abs(a));
     case OpCode::kSquare:
-      return c(a * a);
+      return c(Multiply(loop, a, a));
     case OpCode::kReciprocal:
       return c(Complex(1, 0) / a);
     case OpCode::kEq:
@@ -514,7 +523,7 @@ WideValue EvalElementwise(OpCode op, DType loop, absl::Span<const WideValue> arg
     case DTypeKind::kFloat:
       return EvalFloat(op, a.f, b.f);
     case DTypeKind::kComplex:
-      return EvalComplex(op, a.c, b.c);
+      return EvalComplex(op, loop, a.c, b.c);
   }
   return {};
 }

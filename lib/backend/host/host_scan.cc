@@ -6,6 +6,7 @@
 #include <cstring>
 #include <vector>
 
+#include "ir/complex_arithmetic.h"
 #include "ir/half.h"
 #include "runtime/thread_pool.h"
 
@@ -63,10 +64,21 @@ void IntegerScan(const ir::Node& node, const ir::HostTensor& input, ir::HostTens
 }
 
 template <typename T>
+T Product(T a, T b) {
+  return a * b;
+}
+
+// NumPy's complex product, not std::complex's (ir/complex_arithmetic.h).
+template <typename T>
+std::complex<T> Product(std::complex<T> a, std::complex<T> b) {
+  return ir::NumpyMultiply(a, b);
+}
+
+template <typename T>
 void FloatScan(const ir::Node& node, const ir::HostTensor& input, ir::HostTensor& out) {
   const bool sum = node.op() == ir::OpCode::kCumSum;
   ScanLines<T, T>(
-      node, input, out, sum ? T(0) : T(1), [sum](T a, T b) { return sum ? a + b : a * b; },
+      node, input, out, sum ? T(0) : T(1), [sum](T a, T b) { return sum ? a + b : Product(a, b); },
       [](T v) { return v; }, [](std::byte* to, int64_t i, T v) { StoreAs<T>(to, i, v); });
 }
 
@@ -88,11 +100,7 @@ void HalfScan(const ir::Node& node, const ir::HostTensor& input, ir::HostTensor&
 }  // namespace
 
 bool HostScanHandles(const ir::Node& node) {
-  if (node.op() != ir::OpCode::kCumSum && node.op() != ir::OpCode::kCumProd) return false;
-  const DType d = node.dtype();
-  // Complex products keep the interpreter's Annex G multiplication.
-  return !(node.op() == ir::OpCode::kCumProd &&
-           (d == DType::kComplex64 || d == DType::kComplex128));
+  return node.op() == ir::OpCode::kCumSum || node.op() == ir::OpCode::kCumProd;
 }
 
 ir::HostTensor HostScan(const ir::Node& node, const ir::HostTensor& input) {
