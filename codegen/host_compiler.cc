@@ -1,7 +1,10 @@
 //===- host_compiler.cc - LLVM IR to native code for the host CPU ---------===//
 #include "codegen/host_compiler.h"
 
+#include <deque>
 #include <mutex>
+#include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "llvm/ADT/SmallVector.h"
@@ -17,6 +20,59 @@
 #include "llvm/TargetParser/Host.h"
 
 namespace gpuc::codegen {
+namespace {
+
+// libmvec's AVX-512 routines (8 doubles, 16 floats a call), which LLVM's LIBMVEC_X86 table
+// leaves out (it stops at AVX2's 4 doubles): those this process's libmvec exports. glibc
+// 2.22 has exp, log, sin, cos and pow; 2.35 the rest.
+std::vector<llvm::VecDesc> WideLibmvecRoutines() {
+  struct Routine {
+    const char* name;
+    const char* intrinsic;  // the LLVM intrinsic's base name, or null
+    bool binary;
+  };
+  static constexpr Routine kRoutines[] = {
+      {"exp", "exp", false},     {"log", "log", false},     {"sin", "sin", false},
+      {"cos", "cos", false},     {"tan", "tan", false},     {"pow", "pow", true},
+      {"exp2", "exp2", false},   {"log2", "log2", false},   {"log10", "log10", false},
+      {"expm1", nullptr, false}, {"log1p", nullptr, false}, {"sinh", nullptr, false},
+      {"cosh", nullptr, false},  {"tanh", nullptr, false},  {"asin", nullptr, false},
+      {"acos", nullptr, false},  {"atan", nullptr, false},  {"asinh", nullptr, false},
+      {"acosh", nullptr, false}, {"atanh", nullptr, false}, {"cbrt", nullptr, false},
+      {"erf", nullptr, false},   {"erfc", nullptr, false},  {"atan2", nullptr, true},
+  };
+  // The names live as long as the process, never moved: the table keeps StringRefs to them.
+  static std::deque<std::string>* names = new std::deque<std::string>();
+  static std::once_flag once;
+  static std::vector<llvm::VecDesc>* table = new std::vector<llvm::VecDesc>();
+  std::call_once(once, [] {
+    for (const Routine& r : kRoutines) {
+      const std::string params = r.binary ? "vv" : "v";
+      for (const bool single : {false, true}) {
+        const int lanes = single ? 16 : 8;
+        const std::string vector =
+            absl::StrCat("_ZGVeN", lanes, params, "_", r.name, single ? "f" : "");
+        if (!llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(vector)) continue;
+        names->push_back(vector);
+        const llvm::StringRef vector_name = names->back();
+        const std::string abi = absl::StrCat("_ZGV_LLVM_N", lanes, params);
+        names->push_back(abi);
+        const llvm::StringRef abi_name = names->back();
+        names->push_back(absl::StrCat(r.name, single ? "f" : ""));
+        table->emplace_back(names->back(), vector_name, llvm::ElementCount::getFixed(lanes), false,
+                            abi_name);
+        if (r.intrinsic != nullptr) {
+          names->push_back(absl::StrCat("llvm.", r.intrinsic, single ? ".f32" : ".f64"));
+          table->emplace_back(names->back(), vector_name, llvm::ElementCount::getFixed(lanes),
+                              false, abi_name);
+        }
+      }
+    }
+  });
+  return *table;
+}
+
+}  // namespace
 
 absl::StatusOr<std::unique_ptr<HostCompiler>> HostCompiler::Create() {
   static std::once_flag once;
@@ -45,18 +101,27 @@ absl::StatusOr<std::unique_ptr<HostCompiler>> HostCompiler::Create() {
   // exp/log/sin made a scalar libm call per element 3-5x slower than NumPy on softmax rows.
   compiler->vector_math_ = llvm::Triple(triple).isX86() &&
                            !llvm::sys::DynamicLibrary::LoadLibraryPermanently("libmvec.so.1");
-  compiler->target_id_ = absl::StrCat(triple, " ", cpu, " ", features, " llvm-",
-                                      LLVM_VERSION_STRING, compiler->vector_math_ ? " mvec" : "");
+  // With AVX-512, loops use whole 512-bit registers (LLVM prefers 256 bits on such CPUs for
+  // the clock drop of older Xeons) and libmvec's 8-double routines: a float32 softmax row
+  // computes its exp in double, 4 lanes a call otherwise.
+  compiler->wide_vectors_ = features.find("+avx512f") != std::string::npos;
+  compiler->target_id_ =
+      absl::StrCat(triple, " ", cpu, " ", features, " llvm-", LLVM_VERSION_STRING,
+                   compiler->vector_math_ ? " mvec" : "", compiler->wide_vectors_ ? " zmm" : "");
   return compiler;
 }
 
 void HostCompiler::Optimize(llvm::Module& module) {
   module.setTargetTriple(machine_->getTargetTriple().str());
   module.setDataLayout(machine_->createDataLayout());
-  RunO3Pipeline(module, *machine_, vector_math_);
+  if (wide_vectors_) {
+    for (llvm::Function& f : module) f.addFnAttr("prefer-vector-width", "512");
+  }
+  RunO3Pipeline(module, *machine_, vector_math_, wide_vectors_);
 }
 
-void RunO3Pipeline(llvm::Module& module, llvm::TargetMachine& machine, bool vector_math) {
+void RunO3Pipeline(llvm::Module& module, llvm::TargetMachine& machine, bool vector_math,
+                   bool wide_vector_math) {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
@@ -66,6 +131,7 @@ void RunO3Pipeline(llvm::Module& module, llvm::TargetMachine& machine, bool vect
   llvm::TargetLibraryInfoImpl library(triple);
   if (vector_math) {
     library.addVectorizableFunctionsFromVecLib(llvm::TargetLibraryInfoImpl::LIBMVEC_X86, triple);
+    if (wide_vector_math) library.addVectorizableFunctions(WideLibmvecRoutines());
     // Registered before the defaults: the first registration of an analysis wins.
     fam.registerPass([&] { return llvm::TargetLibraryAnalysis(library); });
   }

@@ -38,6 +38,18 @@ struct Accumulator {
     }
   }
 
+  /// For max and min (not argmax/argmin, whose first extreme stays): +0.0 beats -0.0 in a
+  /// max and -0.0 in a min, as IEEE 754-2019's maximum and minimum (and the elementwise ops),
+  /// so the result does not depend on the order of the elements and vectorized code and
+  /// GPU trees may combine them in any order.
+  bool BreaksZeroTie(const WideValue& x, bool want_max) const {
+    if (!has_value || x.domain != DTypeKind::kFloat) return false;
+    if (op != OpCode::kReduceMax && op != OpCode::kReduceMin) return false;
+    if (x.f != 0.0 || value.f != 0.0) return false;
+    return want_max ? std::signbit(value.f) && !std::signbit(x.f)
+                    : !std::signbit(value.f) && std::signbit(x.f);
+  }
+
   /// Whether `x` should replace the current extreme: NaN wins and the first NaN stays, as in
   /// NumPy's max and argmax.
   bool Replaces(const WideValue& x, bool want_max) const {
@@ -85,7 +97,7 @@ struct Accumulator {
       case OpCode::kReduceMin:
       case OpCode::kArgMin: {
         bool want_max = op == OpCode::kReduceMax || op == OpCode::kArgMax;
-        if (Replaces(x, want_max)) {
+        if (Replaces(x, want_max) || BreaksZeroTie(x, want_max)) {
           value = x;
           best_index = position;
         }

@@ -130,6 +130,47 @@ TEST(HostBackendTest, ComplexProductsAndMagnitudesAreTheInterpretersOnSpecialVal
   test::ExpectHostMatchesInterpreter(*graph, args, "exact");
 }
 
+TEST(HostBackendTest, MaxAndMinOfSignedZerosAndNansDoNotDependOnTheOrder) {
+  // reduce_max/min are IEEE maximum/minimum (+0.0 above -0.0, any NaN wins), so vectorized
+  // and tree-combined code agrees with the interpreter whatever order it takes the elements
+  // in. Rows of 100 zeros with one zero of the other sign at a different place in each row,
+  // and rows with one NaN among numbers; each row's max and min, and over everything.
+  constexpr int64_t kRows = 8, kColumns = 100;
+  ir::HostTensor zeros(ir::TensorType{DType::kFloat32, ir::Shape({kRows, kColumns})});
+  ir::HostTensor nans(ir::TensorType{DType::kFloat64, ir::Shape({kRows, kColumns})});
+  for (int64_t r = 0; r < kRows; ++r) {
+    for (int64_t c = 0; c < kColumns; ++c) {
+      const bool odd_one = c == (r * 13) % kColumns;
+      zeros.data_as<float>()[r * kColumns + c] = (r % 2 == 0) == odd_one ? 0.0f : -0.0f;
+      nans.data_as<double>()[r * kColumns + c] =
+          odd_one ? std::nan("") : std::sin(static_cast<double>(r * kColumns + c));
+    }
+  }
+  const ir::Graph graph = test::ParseVerified(
+      "func @f(%z: f32[8,100], %n: f64[8,100]) -> (f32[8], f32[8], f32[], f32[], f64[8], f64[8]) "
+      "{\n  %a = reduce_max %z {axes = [1]} : f32[8]\n  %b = reduce_min %z {axes = [1]} : f32[8]\n"
+      "  %c = reduce_max %z {axes = [0, 1]} : f32[]\n  %d = reduce_min %z {axes = [0, 1]} : f32[]\n"
+      "  %e = reduce_max %n {axes = [1]} : f64[8]\n  %f = reduce_min %n {axes = [1]} : f64[8]\n"
+      "  return %a, %b, %c, %d, %e, %f\n}\n");
+  const std::vector<ir::HostTensor> args = {zeros, nans};
+  absl::StatusOr<std::vector<ir::HostTensor>> want = ir::Interpret(graph, args);
+  ASSERT_TRUE(want.ok()) << want.status();
+  absl::StatusOr<std::vector<ir::HostTensor>> got = detail::HostExecutor::Get().Run(graph, args);
+  ASSERT_TRUE(got.ok()) << got.status();
+  for (const std::vector<ir::HostTensor>* results : {&*want, &*got}) {
+    const std::vector<ir::HostTensor>& v = *results;
+    for (int64_t r = 0; r < kRows; ++r) {
+      EXPECT_EQ(v[0].data_as<float>()[r], 0.0f);
+      EXPECT_FALSE(std::signbit(v[0].data_as<float>()[r])) << "max of row " << r;
+      EXPECT_TRUE(std::signbit(v[1].data_as<float>()[r])) << "min of row " << r;
+      EXPECT_TRUE(std::isnan(v[4].data_as<double>()[r])) << "max of row " << r;
+      EXPECT_TRUE(std::isnan(v[5].data_as<double>()[r])) << "min of row " << r;
+    }
+    EXPECT_FALSE(std::signbit(v[2].data_as<float>()[0]));
+    EXPECT_TRUE(std::signbit(v[3].data_as<float>()[0]));
+  }
+}
+
 TEST(HostBackendTest, ColumnReductionsInTilesAgreeWithTheInterpreter) {
   // Reducing leading axes into the last one runs tiles of 256 columns whose states sit side
   // by side (kernel_emitter.cc): widths below, at and across a tile, every combiner, argmax's
