@@ -31,6 +31,19 @@ void ScanLines(const ir::Node& node, const ir::HostTensor& input, ir::HostTensor
   const int64_t grain = std::max<int64_t>(1, kElementsPerChunk / std::max<int64_t>(1, block));
   runtime::ThreadPool::Shared(0).ParallelFor(
       outer, grain, [&](int64_t begin, int64_t end, int64_t) {
+        if (inner == 1) {
+          // One contiguous line per outer index: the running value stays in a register (in
+          // the vector below, every store to `to` might overwrite it, so each step reloaded
+          // it: 2.5x slower on a long cumsum).
+          for (int64_t o = begin; o < end; ++o) {
+            Acc running = identity;
+            for (int64_t k = o * extent, stop = k + extent; k < stop; ++k) {
+              running = combine(running, load(in[k]));
+              store(to, k, running);
+            }
+          }
+          return;
+        }
         std::vector<Acc> running(static_cast<size_t>(inner));
         for (int64_t o = begin; o < end; ++o) {
           std::fill(running.begin(), running.end(), identity);
