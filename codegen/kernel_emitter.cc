@@ -95,6 +95,11 @@ void PhaseEmitter::EmitStores() {
   const ir::Shape& shape = phase_.shape;
   auto store_all = [&](const Index& index, llvm::Value* linear) {
     emitter_.PushScope();
+    // Values a reduce phase left in an output's storage (KernelSpec::carried): read back.
+    for (const KernelSpec::Carried& c : spec_.carried) {
+      emitter_.Seed(c.value, index,
+                    values_.Load(c.value->dtype(), emitter_.ElementPointer(c.output, linear)));
+    }
     // Every value first, then every store: an output written in place over an input must not
     // change what the other outputs read at this index.
     std::vector<llvm::Value*> results;
@@ -215,6 +220,14 @@ void PhaseEmitter::AddElement(std::vector<Accumulator>& accumulators, const Inde
   for (size_t i = 0; i < accumulators.size(); ++i) {
     const Node* r = phase_.reductions[i];
     accumulators[i].Add(emitter_.Emit(&r->operand(0), full_index), position);
+  }
+  // Values the last store phase needs again go to its output's storage (KernelSpec::carried).
+  const int phase = static_cast<int>(&phase_ - spec_.phases.data());
+  for (const KernelSpec::Carried& c : spec_.carried) {
+    if (c.phase != phase) continue;
+    values_.Store(
+        c.value->dtype(), emitter_.Emit(c.value, full_index),
+        emitter_.ElementPointer(c.output, emitter_.Linearize(full_index, spec_.reduced_shape)));
   }
   emitter_.PopScope();
 }

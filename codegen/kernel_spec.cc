@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <functional>
 #include <map>
 
 #include "absl/strings/str_cat.h"
@@ -77,6 +78,8 @@ class SpecBuilder {
   void CollapseAxes();
   void PlanPhases();
   bool CheckRowLocal() const;
+  bool Expensive(const Node* n) const;
+  void FindCarried();
   std::string KeyText() const;
 
   const ir::FusedKernel& kernel_;
@@ -202,6 +205,54 @@ bool SpecBuilder::CheckRowLocal() const {
   return true;
 }
 
+// Whether `n`'s value, computed from the members under it, calls a math function.
+bool SpecBuilder::Expensive(const Node* n) const {
+  if (!spec_.member_set.contains(n) || IsReduction(n)) return false;
+  if (n->info().cost == ir::CostClass::kExpensive) return true;
+  for (const ir::NodeRef& op : n->operands()) {
+    if (Expensive(op.get())) return true;
+  }
+  return false;
+}
+
+// See KernelSpec::carried.
+void SpecBuilder::FindCarried() {
+  if (!spec_.row_local || spec_.phases.empty()) return;
+  const Phase& last = spec_.phases.back();
+  if (last.kind != Phase::Kind::kStore || !(last.shape == spec_.reduced_shape)) return;
+  // The members each reduce phase computes per element: its reductions' operands and what
+  // they are computed from (reductions themselves are loaded).
+  absl::flat_hash_map<const Node*, int> computed_in;
+  std::function<void(const Node*, int)> walk = [&](const Node* n, int phase) {
+    if (!spec_.member_set.contains(n) || IsReduction(n)) return;
+    if (!computed_in.try_emplace(n, phase).second) return;
+    for (const ir::NodeRef& op : n->operands()) walk(op.get(), phase);
+  };
+  for (int p = 0; p + 1 < static_cast<int>(spec_.phases.size()); ++p) {
+    if (spec_.phases[p].kind != Phase::Kind::kReduce) continue;
+    for (const Node* r : spec_.phases[p].reductions) walk(&r->operand(0), p);
+  }
+  absl::flat_hash_set<const Node*> taken;
+  for (const Node* out : last.stores) {
+    // An output over an input's storage would lose the input the store phase still reads.
+    if (spec_.in_place.contains(out)) continue;
+    // The shared value nearest the output (breadth first): the most work saved.
+    std::vector<const Node*> frontier = {out};
+    for (size_t i = 0; i < frontier.size(); ++i) {
+      const Node* n = frontier[i];
+      auto it = computed_in.find(n);
+      if (it != computed_in.end() && n->shape() == spec_.reduced_shape &&
+          n->dtype() == out->dtype() && !taken.contains(n) && Expensive(n)) {
+        spec_.carried.push_back({n, out, it->second});
+        taken.insert(n);
+        break;
+      }
+      if (!spec_.member_set.contains(n) || IsReduction(n)) continue;
+      for (const ir::NodeRef& op : n->operands()) frontier.push_back(op.get());
+    }
+  }
+}
+
 std::string SpecBuilder::KeyText() const {
   absl::flat_hash_map<const Node*, std::string> ref;
   std::string text =
@@ -243,6 +294,10 @@ std::string SpecBuilder::KeyText() const {
       absl::StrAppend(&text, "in place ", ref.at(out), " over ", ref.at(it->second), "\n");
     }
   }
+  for (const KernelSpec::Carried& c : spec_.carried) {
+    absl::StrAppend(&text, "carried ", ref.at(c.value), " in ", ref.at(c.output), " from phase ",
+                    c.phase, "\n");
+  }
   return text;
 }
 
@@ -278,6 +333,7 @@ absl::StatusOr<KernelSpec> SpecBuilder::Build() {
   spec_.index_bits = std::max(spec_.index_bits, min_index_bits_);
   PlanPhases();
   spec_.row_local = CheckRowLocal();
+  FindCarried();
   spec_.key_text = KeyText();
   spec_.name = absl::StrFormat("gpuc_%016x", StableHash(spec_.key_text));
   for (size_t i = 0; i < spec_.phases.size(); ++i) {

@@ -69,6 +69,17 @@ struct KernelSpec {
   /// only their own row's reductions): a thread may run all phases for its rows back to back,
   /// while the row is still in cache. Otherwise each phase finishes before the next starts.
   bool row_local = false;
+  /// Row-local kernels: an expensive value of the reduced shape that a reduce phase computes
+  /// and the last store phase needs again (softmax's exp(x - max)). The reduce phase stores
+  /// it into the storage of an output of its dtype, written by that store phase, which reads
+  /// it back instead of computing it twice (the host's kernels; a GPU row kernel keeps its
+  /// row in registers).
+  struct Carried {
+    const ir::Node* value;
+    const ir::Node* output;
+    int phase;  // the reduce phase that stores it
+  };
+  std::vector<Carried> carried;
   /// Width of index arithmetic: 32 when every array of the kernel has fewer than 2^31
   /// elements (cheaper multiplies and divisions, and on GPUs half the registers), else 64.
   int index_bits = 64;

@@ -381,6 +381,11 @@ absl::StatusOr<std::string> HostExecutor::KernelLlvmIr(const passes::FusedKernel
                     p.kind == codegen::Phase::Kind::kReduce ? "reduce rows of " : "store ",
                     p.shape.ToString(), spec->row_local ? " (row-local)" : "", "\n");
   }
+  for (const codegen::KernelSpec::Carried& c : spec->carried) {
+    absl::StrAppend(&header, "; phase ", c.phase, " leaves its ", ir::OpName(c.value->op()),
+                    " in the storage of ", ir::OpName(c.output->op()), " for phase ",
+                    spec->phases.size() - 1, "\n");
+  }
   absl::StrAppend(&header, "; extents: [", absl::StrJoin(spec->extents, ", "), "]\n");
   return header + codegen::PrintModule(**module);
 }
