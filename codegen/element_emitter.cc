@@ -20,6 +20,21 @@ llvm::AllocaInst* FunctionFrame::EntryAlloca(llvm::Type* type, const char* name)
   return b.CreateAlloca(type, nullptr, name);
 }
 
+void FunctionFrame::ReportDeferredTakeErrors(llvm::IRBuilder<>& b) {
+  for (const DeferredTakeError& e : take_errors) {
+    llvm::BasicBlock* report = llvm::BasicBlock::Create(b.getContext(), "take_error", function);
+    llvm::BasicBlock* done = llvm::BasicBlock::Create(b.getContext(), "take_checked", function);
+    b.CreateCondBr(b.CreateLoad(b.getInt1Ty(), e.bad), report, done);
+    b.SetInsertPoint(report);
+    // The executor turns this into take's error after the kernel.
+    b.CreateStore(b.getInt64(e.member + 1), error);
+    b.CreateStore(b.CreateLoad(b.getInt64Ty(), e.largest),
+                  b.CreateConstGEP1_64(b.getInt64Ty(), error, 1));
+    b.CreateBr(done);
+    b.SetInsertPoint(done);
+  }
+}
+
 llvm::Value* ElementEmitter::Emit(const Node* node, const Index& index) {
   CacheKey key{node, std::vector<llvm::Value*>(index.begin(), index.end())};
   for (auto scope = scopes_.rbegin(); scope != scopes_.rend(); ++scope) {
@@ -393,6 +408,39 @@ llvm::Value* ElementEmitter::EmitTake(const Node& node, const Index& index) {
   const int member = static_cast<int>(std::find(spec_.members.begin(), spec_.members.end(), &node) -
                                       spec_.members.begin());
   llvm::Value* reported = b.CreateSExtOrTrunc(raw, b.getInt64Ty());
+  if (frame_.defer_take_errors) {
+    auto slot =
+        std::find_if(frame_.take_errors.begin(), frame_.take_errors.end(),
+                     [&](const FunctionFrame::DeferredTakeError& e) { return e.member == member; });
+    if (slot == frame_.take_errors.end()) {
+      FunctionFrame::DeferredTakeError e{member, frame_.EntryAlloca(b.getInt1Ty(), "take_bad"),
+                                         frame_.EntryAlloca(b.getInt64Ty(), "take_largest")};
+      // The slots start empty where the function starts (after both: each alloca goes to
+      // the top of the entry block, so `bad`, made first, is the lower one).
+      llvm::IRBuilder<> entry(e.bad->getNextNode());
+      entry.CreateStore(entry.getFalse(), e.bad);
+      entry.CreateStore(entry.getInt64(INT64_MIN), e.largest);
+      frame_.take_errors.push_back(e);
+      slot = frame_.take_errors.end() - 1;
+    }
+    llvm::Value* invalid = b.CreateNot(valid);
+    b.CreateStore(b.CreateOr(b.CreateLoad(b.getInt1Ty(), slot->bad), invalid), slot->bad);
+    b.CreateStore(
+        b.CreateBinaryIntrinsic(llvm::Intrinsic::smax, b.CreateLoad(b.getInt64Ty(), slot->largest),
+                                b.CreateSelect(invalid, reported, b.getInt64(INT64_MIN))),
+        slot->largest);
+    // The element itself: a load where the index is good (masked where the loop
+    // vectorizes), 0 elsewhere.
+    return Conditional(
+        valid,
+        [&] {
+          Index data_index(index.begin(), index.begin() + axis);
+          data_index.push_back(b.CreateTrunc(position, IndexType()));
+          data_index.append(index.begin() + axis + count_rank, index.end());
+          return Emit(&data, data_index);
+        },
+        [&] { return values_.ConstantOf(node.dtype(), 0.0); });
+  }
   return Conditional(
       valid,
       [&] {

@@ -33,6 +33,22 @@ struct FunctionFrame {
   llvm::Value* error = nullptr;       // int64_t[kErrorSlots]
   /// A stack slot in the entry block (where mem2reg can promote it).
   llvm::AllocaInst* EntryAlloca(llvm::Type* type, const char* name = "");
+
+  /// With `defer_take_errors` (the host's phase functions), a take out of bounds does not
+  /// store to `error` where it happens, a store at one address that kept the element loop
+  /// from vectorizing: each take folds "some index was bad" (an or) and the largest bad index
+  /// (a max) into two slots, both reductions the vectorizer keeps in registers, and the
+  /// function reports them on its way out (ReportDeferredTakeErrors).
+  bool defer_take_errors = false;
+  struct DeferredTakeError {
+    int member;
+    llvm::AllocaInst* bad;      // i1: some index was out of bounds
+    llvm::AllocaInst* largest;  // i64: the largest of them
+  };
+  std::vector<DeferredTakeError> take_errors;
+  /// Stores each deferred take error into `error` (the last take with one wins, as when
+  /// they were stored in place). Call once, before the function returns.
+  void ReportDeferredTakeErrors(llvm::IRBuilder<>& b);
 };
 
 class ElementEmitter {

@@ -1,12 +1,16 @@
 //===- kernel_emitter.cc - A fused kernel as an LLVM module ---------------===//
 #include "codegen/kernel_emitter.h"
 
+#include <algorithm>
 #include <functional>
 
 #include "absl/strings/str_cat.h"
 #include "codegen/accumulator.h"
 #include "codegen/element_emitter.h"
 #include "codegen/emit_loop.h"
+#include "llvm/Analysis/ValueTracking.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/MDBuilder.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -41,6 +45,13 @@ class PhaseEmitter {
   void EmitReducedNest(Index& full_index, const std::vector<int>& reduced_axes,
                        const std::vector<int64_t>& reduced_dims,
                        const std::function<void(llvm::Value* position)>& innermost);
+  /// Tells LLVM that distinct buffers never overlap: one alias scope per buffer (and one for
+  /// the error slots) on every load and store through it. An output written over an input
+  /// goes through the input's pointer (ElementEmitter::ElementPointer), so the buffers of
+  /// one kernel are distinct memory, or inputs read twice. Without it a take's gather kept
+  /// the loop from vectorizing ("cannot identify array bounds" for a runtime check), and
+  /// other loops paid for runtime overlap checks.
+  void AnnotateBufferAliasing();
   /// Adds the element at `full_index` to each reduction's accumulator.
   void AddElement(std::vector<Accumulator>& accumulators, const Index& full_index,
                   llvm::Value* position);
@@ -82,13 +93,44 @@ std::string PhaseEmitter::Emit() {
     llvm::Value* extent = b_.CreateLoad(i64, b_.CreateConstGEP1_64(i64, extents, i), "extent");
     frame_.extents.push_back(b_.CreateTrunc(extent, emitter_.IndexType()));
   }
+  frame_.defer_take_errors = true;
   if (phase_.kind == Phase::Kind::kStore) {
     EmitStores();
   } else {
     EmitReductions();
   }
+  frame_.ReportDeferredTakeErrors(b_);
   b_.CreateRetVoid();
+  AnnotateBufferAliasing();
   return emitter_.unsupported();
+}
+
+void PhaseEmitter::AnnotateBufferAliasing() {
+  llvm::LLVMContext& c = module_.getContext();
+  llvm::MDBuilder md(c);
+  llvm::MDNode* domain = md.createAliasScopeDomain("gpuc.buffers");
+  std::vector<llvm::Value*> bases = frame_.buffers;
+  bases.push_back(frame_.error);
+  std::vector<llvm::MDNode*> scopes;
+  for (size_t i = 0; i < bases.size(); ++i) {
+    scopes.push_back(md.createAliasScope(absl::StrCat("buffer", i), domain));
+  }
+  for (llvm::BasicBlock& block : *frame_.function) {
+    for (llvm::Instruction& inst : block) {
+      llvm::Value* pointer = llvm::getLoadStorePointerOperand(&inst);
+      if (pointer == nullptr) continue;
+      const llvm::Value* base = llvm::getUnderlyingObject(pointer, 0);
+      auto it = std::find(bases.begin(), bases.end(), base);
+      if (it == bases.end()) continue;
+      const size_t mine = static_cast<size_t>(it - bases.begin());
+      std::vector<llvm::Metadata*> others;
+      for (size_t i = 0; i < scopes.size(); ++i) {
+        if (i != mine) others.push_back(scopes[i]);
+      }
+      inst.setMetadata(llvm::LLVMContext::MD_alias_scope, llvm::MDNode::get(c, {scopes[mine]}));
+      inst.setMetadata(llvm::LLVMContext::MD_noalias, llvm::MDNode::get(c, others));
+    }
+  }
 }
 
 void PhaseEmitter::EmitStores() {

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <iostream>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -206,6 +207,40 @@ TEST(HostBackendTest, RowKernelsReadBackWhatTheirReducePhaseLeftInAnOutput) {
           << "result " << r;
     }
   }
+}
+
+TEST(HostBackendTest, TakesOutOfBoundsInVectorizedLoopsAreReportedAfterTheLoop) {
+  // A take's bounds check folds into two reductions reported when the phase function ends
+  // (FunctionFrame::defer_take_errors), so the gathers vectorize: good indices (negative ones
+  // wrapping) gather what the interpreter gathers; one bad index anywhere is reported by
+  // value; of several, the largest.
+  const ir::Graph graph = test::ParseVerified(
+      "func @f(%d: f64[101], %i: i64[1000]) -> (f64[1000]) {\n"
+      "  %t = take %d, %i {axis = 0} : f64[1000]\n  %u = mul %t, %t : f64[1000]\n"
+      "  return %u\n}\n");
+  std::vector<ir::HostTensor> args = tool::RandomArguments(graph, 3);
+  int64_t* index = args[1].data_as<int64_t>();
+  for (int64_t k = 0; k < 1000; ++k) index[k] = (k * 37) % 202 - 101;  // [-101, 100]
+  test::ExpectHostMatchesInterpreter(graph, args, "exact");
+  for (int64_t bad_at : {0, 7, 500, 999}) {
+    SCOPED_TRACE(absl::StrCat("bad index at ", bad_at));
+    std::vector<ir::HostTensor> bad = args;
+    bad[1] = args[1].Clone();
+    bad[1].data_as<int64_t>()[bad_at] = 101 + bad_at;
+    absl::StatusOr<std::vector<ir::HostTensor>> got = detail::HostExecutor::Get().Run(graph, bad);
+    ASSERT_FALSE(got.ok());
+    EXPECT_THAT(std::string(got.status().message()),
+                ::testing::HasSubstr(absl::StrCat("index ", 101 + bad_at, " is out of bounds")));
+  }
+  std::vector<ir::HostTensor> two_bad = args;
+  two_bad[1] = args[1].Clone();
+  two_bad[1].data_as<int64_t>()[3] = -500;
+  two_bad[1].data_as<int64_t>()[900] = 300;
+  absl::StatusOr<std::vector<ir::HostTensor>> got = detail::HostExecutor::Get().Run(graph, two_bad);
+  ASSERT_FALSE(got.ok());
+  EXPECT_THAT(std::string(got.status().message()), ::testing::HasSubstr("index 300 is out of"));
+  // The executor stays usable.
+  test::ExpectHostMatchesInterpreter(graph, args, "exact");
 }
 
 TEST(HostBackendTest, ColumnReductionsInTilesAgreeWithTheInterpreter) {
