@@ -10,13 +10,20 @@ import math
 
 
 def load(path):
+    """Each (program, size)'s fastest warm run: run.sh with REPEAT=N appends N runs, and on
+    shared cores a slow run is interference, not the program."""
     rows = {}
     with open(path) as f:
         for line in f:
             line = line.strip()
             if line.startswith("{"):
                 r = json.loads(line)
-                rows[(r["program"], r["elements"])] = r
+                key = (r["program"], r["elements"])
+                if key not in rows:
+                    rows[key] = r
+                elif r["warm_s"] < rows[key]["warm_s"]:
+                    # The first run's cold time stays: later rounds find the disk cache warm.
+                    rows[key] = dict(r, cold_s=rows[key]["cold_s"])
     return rows
 
 
