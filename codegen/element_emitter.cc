@@ -408,6 +408,13 @@ llvm::Value* ElementEmitter::EmitTake(const Node& node, const Index& index) {
   const int member = static_cast<int>(std::find(spec_.members.begin(), spec_.members.end(), &node) -
                                       spec_.members.begin());
   llvm::Value* reported = b.CreateSExtOrTrunc(raw, b.getInt64Ty());
+  // The element where the index is good.
+  auto gather = [&] {
+    Index data_index(index.begin(), index.begin() + axis);
+    data_index.push_back(b.CreateTrunc(position, IndexType()));
+    data_index.append(index.begin() + axis + count_rank, index.end());
+    return Emit(&data, data_index);
+  };
   if (frame_.defer_take_errors) {
     auto slot =
         std::find_if(frame_.take_errors.begin(), frame_.take_errors.end(),
@@ -431,30 +438,14 @@ llvm::Value* ElementEmitter::EmitTake(const Node& node, const Index& index) {
         slot->largest);
     // The element itself: a load where the index is good (masked where the loop
     // vectorizes), 0 elsewhere.
-    return Conditional(
-        valid,
-        [&] {
-          Index data_index(index.begin(), index.begin() + axis);
-          data_index.push_back(b.CreateTrunc(position, IndexType()));
-          data_index.append(index.begin() + axis + count_rank, index.end());
-          return Emit(&data, data_index);
-        },
-        [&] { return values_.ConstantOf(node.dtype(), 0.0); });
+    return Conditional(valid, gather, [&] { return values_.ConstantOf(node.dtype(), 0.0); });
   }
-  return Conditional(
-      valid,
-      [&] {
-        Index data_index(index.begin(), index.begin() + axis);
-        data_index.push_back(b.CreateTrunc(position, IndexType()));
-        data_index.append(index.begin() + axis + count_rank, index.end());
-        return Emit(&data, data_index);
-      },
-      [&] {
-        // The executor turns this into take's error after the kernel.
-        b.CreateStore(b.getInt64(member + 1), frame_.error);
-        b.CreateStore(reported, b.CreateConstGEP1_64(b.getInt64Ty(), frame_.error, 1));
-        return values_.ConstantOf(node.dtype(), 0.0);
-      });
+  return Conditional(valid, gather, [&] {
+    // The executor turns this into take's error after the kernel.
+    b.CreateStore(b.getInt64(member + 1), frame_.error);
+    b.CreateStore(reported, b.CreateConstGEP1_64(b.getInt64Ty(), frame_.error, 1));
+    return values_.ConstantOf(node.dtype(), 0.0);
+  });
 }
 
 llvm::Value* ElementEmitter::EmitUncached(const Node* node, const Index& index) {
